@@ -1,0 +1,90 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "TimeSync",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "TimeSync", targets: ["TimeSync"]),
+        .library(name: "TimeSyncNTP", targets: ["TimeSyncNTP"]),
+        .library(name: "TimeSyncHTTP", targets: ["TimeSyncHTTP"]),
+        .library(name: "TimeSyncHummingbird", targets: ["TimeSyncHummingbird"]),
+        .executable(name: "timesync", targets: ["timesync"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
+        .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.2.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+    ],
+    targets: [
+        // The core: no third-party dependency, no network I/O.
+        .target(name: "TimeSync"),
+        // Transports: thin adapters over the core.
+        .target(
+            name: "TimeSyncNTP",
+            dependencies: [
+                "TimeSync",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "TimeSyncHTTP",
+            dependencies: [
+                "TimeSync",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "TimeSyncHummingbird",
+            dependencies: [
+                "TimeSync",
+                "TimeSyncHTTP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .executableTarget(
+            name: "timesync",
+            dependencies: [
+                "TimeSync",
+                "TimeSyncNTP",
+                "TimeSyncHTTP",
+                "TimeSyncHummingbird",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "TimeSyncTests", dependencies: ["TimeSync"]),
+        .testTarget(
+            name: "TimeSyncNTPTests",
+            dependencies: [
+                "TimeSync", "TimeSyncNTP",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "TimeSyncHTTPTests",
+            dependencies: [
+                "TimeSync", "TimeSyncHTTP", "TimeSyncHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,61 @@
+/// What an estimator concluded: θ = server time − monotonic time as a linear model anchored at one
+/// monotonic instant, with hard bounds that widen as the anchor ages.
+///
+/// At a monotonic instant `t` with Δ = t − ``time``:
+/// - bounds: `[offset.lower + rate.lower·Δ, offset.upper + rate.upper·Δ]` (Δ ≥ 0);
+/// - estimate: `estimate + rate.estimate·Δ`, clamped into the bounds.
+/// Reading it is a handful of arithmetic operations: ``ServerClock/now`` does exactly this.
+public struct Calibration: Sendable, Hashable, Codable {
+    /// The anchor: the monotonic instant the bounds refer to.
+    public var time: MonotonicInstant
+    /// Hard bounds on θ at ``time``, in nanoseconds.
+    public var offset: OffsetInterval
+    /// The best estimate of θ at ``time``, in nanoseconds; inside ``offset``.
+    public var estimate: Int64
+    /// Bounds and estimate of the rate at which θ changes (the local clock's frequency error).
+    public var rate: RateInterval
+    /// The sources that agreed on this calibration.
+    public var sources: [String]
+
+    /// Creates a calibration; the estimate is clamped into the bounds.
+    public init(time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval, sources: [String]) {
+        self.time = time
+        self.offset = offset
+        self.estimate = offset.clamp(estimate)
+        self.rate = rate
+        self.sources = sources
+    }
+
+    /// The estimate and bounds of θ at a monotonic instant.
+    /// - Complexity: O(1), no allocation.
+    @inlinable
+    public func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
+        let elapsed = Double(instant.nanoseconds &- time.nanoseconds)
+        let bounds = rate.age(offset, by: elapsed)
+        let estimate = self.estimate.saturatingAdd(Int64(clamping: rate.estimate * elapsed))
+        return (bounds.clamp(estimate), bounds)
+    }
+}
+
+/// What an estimator says after a change.
+public enum EstimatorOutcome: Sendable, Hashable {
+    /// Enough sources agree: here is the calibration.
+    case calibrated(Calibration)
+    /// Sources disagree and no majority agrees on a common interval: there is no trustworthy time.
+    case noMajority(sources: Int, largestAgreeing: Int)
+    /// No samples (yet, or any more).
+    case noSamples
+}
+
+/// A way of turning samples into a ``Calibration``.
+///
+/// Estimators are value types with no I/O, so the simulator runs every strategy on the same sample
+/// stream and ``ServerClock`` keeps one behind its lock.
+public protocol OffsetEstimator: Sendable {
+    /// Adds a sample and returns the new outcome.
+    mutating func add(_ sample: OffsetSample) -> EstimatorOutcome
+    /// Forgets a source (lost, or it asked not to be used) and returns the new outcome.
+    mutating func removeSource(_ source: String) -> EstimatorOutcome
+    /// The samples the estimator currently keeps (what persistence saves).
+    var samples: [OffsetSample] { get }
+}

@@ -1,0 +1,184 @@
+/// The default strategy: hard-bound intersection per source, measured drift, and a majority vote
+/// across sources.
+///
+/// Per source, the newest ``EstimatorConfiguration/windowSize`` samples are kept. From every pair of
+/// them the local clock's rate is bounded (θ cannot have moved faster than the two intervals allow),
+/// those bounds are widened by ``EstimatorConfiguration/rateWander`` and intersected with the prior
+/// ±``EstimatorConfiguration/maxDrift``. Each sample, carried to the newest sample's instant with that
+/// rate, still bounds θ; intersecting them keeps the tightest edges — the lowest-delay samples in each
+/// direction — so a delay spike only loosens its own interval and never pulls the estimate.
+/// A sample that contradicts newer ones (the server stepped its clock) is dropped with everything
+/// older.
+///
+/// Across sources, Marzullo's algorithm finds the offset region most sources agree on; sources outside
+/// it are falsetickers. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority``:
+/// no time is better than a wrong one.
+public struct IntersectionEstimator: OffsetEstimator {
+    /// The per-source fit at the source's newest sample.
+    struct SourceFit: Sendable, Hashable {
+        var source: String
+        var time: MonotonicInstant
+        var bounds: OffsetInterval
+        var rate: RateInterval
+    }
+
+    public let configuration: EstimatorConfiguration
+    private var windows: [String: [OffsetSample]] = [:]
+    private var fits: [String: SourceFit] = [:]
+
+    /// Creates an empty estimator.
+    public init(_ configuration: EstimatorConfiguration = .init()) {
+        self.configuration = configuration
+    }
+
+    public var samples: [OffsetSample] {
+        windows.keys.sorted().flatMap { windows[$0]! }
+    }
+
+    /// The sources the estimator currently follows.
+    public var sources: [String] { windows.keys.sorted() }
+
+    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+        var window = windows[sample.source, default: []]
+        // Keep the window sorted by time; a sample older than the whole window is still useful.
+        let index = window.firstIndex { $0.time > sample.time } ?? window.endIndex
+        window.insert(sample, at: index)
+        if window.count > configuration.windowSize {
+            window.removeFirst(window.count - configuration.windowSize)
+        }
+        let fit = Self.fit(&window, configuration)
+        windows[sample.source] = window
+        fits[sample.source] = fit
+        expireLostSources()
+        return outcome()
+    }
+
+    public mutating func removeSource(_ source: String) -> EstimatorOutcome {
+        windows[source] = nil
+        fits[source] = nil
+        return outcome()
+    }
+
+    /// Sources whose newest sample fell more than the timeout behind the newest of all.
+    public func lostSources() -> [String] {
+        guard let newest = fits.values.map(\.time).max() else { return [] }
+        let timeout = configuration.sourceTimeout.nanosecondsClamped
+        return fits.values.filter { newest.nanoseconds - $0.time.nanoseconds > timeout }.map(\.source).sorted()
+    }
+
+    private mutating func expireLostSources() {
+        for source in lostSources() {
+            windows[source] = nil
+            fits[source] = nil
+        }
+    }
+
+    /// Combines the per-source fits by majority.
+    func outcome() -> EstimatorOutcome {
+        let all = fits.values.sorted { $0.source < $1.source }
+        guard let time = all.map(\.time).max() else { return .noSamples }
+        let intervals = all.map { $0.rate.age($0.bounds, by: Double(time.nanoseconds - $0.time.nanoseconds)) }
+        guard let selection = Marzullo.select(intervals) else { return .noSamples }
+        guard selection.count * 2 > all.count else {
+            return .noMajority(sources: all.count, largestAgreeing: selection.count)
+        }
+        let members = selection.members.map { all[$0] }
+        var rate = members[0].rate
+        var hull = members[0].rate
+        for member in members.dropFirst() {
+            hull = RateInterval(lower: min(hull.lower, member.rate.lower), upper: max(hull.upper, member.rate.upper))
+            rate = rate.intersection(member.rate) ?? hull
+        }
+        let meanRate = members.map(\.rate.estimate).reduce(0, +) / Double(members.count)
+        rate = RateInterval(lower: rate.lower, upper: rate.upper, estimate: meanRate)
+        return .calibrated(
+            Calibration(
+                time: time, offset: selection.region, estimate: selection.region.midpoint, rate: rate,
+                sources: members.map(\.source)))
+    }
+
+    /// What the pairs of a window say about the rate.
+    enum RateFit: Equatable {
+        /// Fewer than two samples at distinct instants.
+        case insufficient
+        /// The pairs contradict each other or the prior: the server stepped, or a bound was violated.
+        case contradictory
+        /// Bounds from the pairs, with the least-squares estimate.
+        case measured(RateInterval)
+    }
+
+    /// Fits one source's window (sorted by time, non-empty), dropping samples that contradict newer
+    /// ones.
+    /// - Complexity: O(n²) in the window size, run once per sample.
+    static func fit(_ window: inout [OffsetSample], _ configuration: EstimatorConfiguration) -> SourceFit {
+        while true {
+            let rate: RateInterval
+            if case .measured(let measured) = measuredRate(window, configuration) {
+                rate = measured
+            } else {
+                rate = configuration.ratePrior
+            }
+            let newest = window[window.count - 1]
+            var bounds = newest.offset(at: newest.time, rate: rate)
+            var firstKept = window.count - 1
+            for index in stride(from: window.count - 2, through: 0, by: -1) {
+                guard let common = bounds.intersection(window[index].offset(at: newest.time, rate: rate)) else { break }
+                bounds = common
+                firstKept = index
+            }
+            if firstKept == 0 {
+                return SourceFit(source: newest.source, time: newest.time, bounds: bounds, rate: rate)
+            }
+            // Older samples contradict newer ones (the server stepped its clock): drop them and refit.
+            window.removeFirst(firstKept)
+        }
+    }
+
+    /// Rate bounds from every pair of samples, widened by the wander allowance and clamped to the
+    /// prior; the estimate is the weighted least-squares slope of the midpoints.
+    static func measuredRate(_ window: [OffsetSample], _ configuration: EstimatorConfiguration) -> RateFit {
+        guard window.count >= 2 else { return .insufficient }
+        let phi = configuration.maxDrift
+        var lower = -Double.infinity
+        var upper = Double.infinity
+        for j in 1..<window.count {
+            let b = window[j]
+            for i in 0..<j {
+                let a = window[i]
+                let elapsed = Double(b.time.nanoseconds - a.time.nanoseconds)
+                guard elapsed > 0 else { continue }
+                let slack = phi * Double(a.span + b.span)
+                lower = max(lower, (Double(b.offset.lower) - Double(a.offset.upper) - slack) / elapsed)
+                upper = min(upper, (Double(b.offset.upper) - Double(a.offset.lower) + slack) / elapsed)
+            }
+        }
+        guard lower.isFinite, upper.isFinite else { return .insufficient }
+        lower -= configuration.rateWander
+        upper += configuration.rateWander
+        guard lower <= upper,
+            let bounded = RateInterval(lower: lower, upper: upper).intersection(configuration.ratePrior)
+        else { return .contradictory }
+        return .measured(RateInterval(lower: bounded.lower, upper: bounded.upper, estimate: slope(window) ?? 0))
+    }
+
+    /// Weighted least-squares slope of the sample midpoints over time (weights 1/half-width²).
+    static func slope(_ window: [OffsetSample]) -> Double? {
+        let t0 = Double(window[0].time.nanoseconds)
+        let m0 = Double(window[0].offset.midpoint)
+        var sw = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
+        for sample in window {
+            let h = max(Double(sample.offset.halfWidth), 1_000)  // floor: 1 µs
+            let w = 1 / (h * h)
+            let x = Double(sample.time.nanoseconds) - t0
+            let y = Double(sample.offset.midpoint) - m0
+            sw += w
+            sx += w * x
+            sy += w * y
+            sxx += w * x * x
+            sxy += w * x * y
+        }
+        let denominator = sw * sxx - sx * sx
+        guard denominator > 0 else { return nil }
+        return (sw * sxy - sx * sy) / denominator
+    }
+}

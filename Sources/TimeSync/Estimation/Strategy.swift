@@ -1,0 +1,76 @@
+/// The estimation strategies TimeSync offers.
+public enum Strategy: Sendable, Hashable, CustomStringConvertible {
+    /// Per-source interval intersection with drift correction, combined across sources by a
+    /// Marzullo-style majority. The default, and the only one with honest bounds in every case.
+    case intersection
+    /// The latest sample wins (seed 001, `HAMDateTimeUtils`).
+    case latest
+    /// The sample with the lowest delay ever seen wins (seed 000, `TimeUtils`).
+    case lowestDelay
+    /// An exponential moving average of sample midpoints (seed 002, ServerSync) with weight `alpha`
+    /// for the newest sample.
+    case ema(alpha: Double)
+
+    /// Every strategy, with the EMA at its default weight, in report order.
+    public static let all: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: EMAEstimator.defaultAlpha)]
+
+    /// The name used by the CLI and its JSON: `default`, `latest`, `lowest-delay`, `ema`.
+    public var name: String {
+        switch self {
+        case .intersection: "default"
+        case .latest: "latest"
+        case .lowestDelay: "lowest-delay"
+        case .ema: "ema"
+        }
+    }
+
+    public var description: String { name }
+
+    /// Parses a strategy name as printed by ``name``; `ema` takes `alpha`.
+    public init?(name: String, alpha: Double = EMAEstimator.defaultAlpha) {
+        switch name {
+        case "default", "intersection": self = .intersection
+        case "latest": self = .latest
+        case "lowest-delay": self = .lowestDelay
+        case "ema": self = .ema(alpha: alpha)
+        default: return nil
+        }
+    }
+
+    /// A fresh estimator of this strategy.
+    public func makeEstimator(_ configuration: EstimatorConfiguration = .init()) -> any OffsetEstimator {
+        switch self {
+        case .intersection: IntersectionEstimator(configuration)
+        case .latest: LatestEstimator(configuration)
+        case .lowestDelay: LowestDelayEstimator(configuration)
+        case .ema(let alpha): EMAEstimator(configuration, alpha: alpha)
+        }
+    }
+}
+
+/// Settings shared by the estimators.
+public struct EstimatorConfiguration: Sendable, Hashable, Codable {
+    /// The largest frequency error the local monotonic clock may have, dimensionless. Bounds widen at
+    /// this rate until the rate itself is measured. Default 100 ppm (1e-4), the usual bound for a
+    /// quartz oscillator over temperature (and NTP's `PHI` is 15 ppm for a disciplined clock).
+    public var maxDrift: Double = 100e-6
+    /// How much the local clock's rate may wander from its measured value (temperature, ageing),
+    /// added to measured rate bounds on both sides. Default 2 ppm.
+    public var rateWander: Double = 2e-6
+    /// How many samples of each source the default strategy keeps. Default 32.
+    public var windowSize: Int = 32
+    /// A source whose newest sample is this much older than the newest sample of any source is
+    /// dropped as lost. Default one hour.
+    public var sourceTimeout: Duration = .seconds(3600)
+
+    /// Creates a configuration.
+    public init(maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 32, sourceTimeout: Duration = .seconds(3600)) {
+        self.maxDrift = abs(maxDrift)
+        self.rateWander = abs(rateWander)
+        self.windowSize = max(1, windowSize)
+        self.sourceTimeout = sourceTimeout
+    }
+
+    /// The prior on the rate: ±``maxDrift``.
+    public var ratePrior: RateInterval { .symmetric(maxDrift) }
+}
