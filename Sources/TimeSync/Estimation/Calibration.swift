@@ -26,6 +26,37 @@ public struct Calibration: Sendable, Hashable, Codable {
         self.sources = sources
     }
 
+    /// The linear model alone (no source names): what ``ServerClock`` publishes to its readers.
+    public var model: OffsetModel { OffsetModel(time: time, offset: offset, estimate: estimate, rate: rate) }
+
+    /// The estimate and bounds of θ at a monotonic instant.
+    /// - Complexity: O(1), no allocation.
+    public func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
+        model.offset(at: instant)
+    }
+}
+
+/// θ = server time − monotonic time as a linear model: the arithmetic of ``Calibration`` on plain
+/// values, cheap to copy and to evaluate.
+public struct OffsetModel: Sendable, Hashable {
+    /// The anchor instant.
+    public var time: MonotonicInstant
+    /// Bounds on θ at the anchor.
+    public var offset: OffsetInterval
+    /// The estimate of θ at the anchor.
+    public var estimate: Int64
+    /// The rate of change of θ.
+    public var rate: RateInterval
+
+    /// Creates a model.
+    @inlinable
+    public init(time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval) {
+        self.time = time
+        self.offset = offset
+        self.estimate = estimate
+        self.rate = rate
+    }
+
     /// The estimate and bounds of θ at a monotonic instant.
     /// - Complexity: O(1), no allocation.
     @inlinable
@@ -34,6 +65,13 @@ public struct Calibration: Sendable, Hashable, Codable {
         let bounds = rate.age(offset, by: elapsed)
         let estimate = self.estimate.saturatingAdd(Int64(clamping: rate.estimate * elapsed))
         return (bounds.clamp(estimate), bounds)
+    }
+
+    /// The monotonic instant at which the estimated server time reaches `serverTime`
+    /// (solves t + θ(t) = serverTime, ignoring clamping).
+    public func monotonicInstant(forServerTime serverTime: UnixTime) -> MonotonicInstant {
+        let target = Double(serverTime.nanoseconds &- time.nanoseconds &- estimate)
+        return MonotonicInstant(nanoseconds: time.nanoseconds.saturatingAdd(Int64(clamping: target / (1 + rate.estimate))))
     }
 }
 
@@ -58,4 +96,6 @@ public protocol OffsetEstimator: Sendable {
     mutating func removeSource(_ source: String) -> EstimatorOutcome
     /// The samples the estimator currently keeps (what persistence saves).
     var samples: [OffsetSample] { get }
+    /// The sources the estimator currently follows.
+    var sources: [String] { get }
 }

@@ -10,6 +10,7 @@ public struct LatestEstimator: OffsetEstimator {
     public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
     public var samples: [OffsetSample] { latest.map { [$0] } ?? [] }
+    public var sources: [String] { latest.map { [$0.source] } ?? [] }
 
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         if let latest, latest.time > sample.time { return outcome() }
@@ -40,6 +41,7 @@ public struct LowestDelayEstimator: OffsetEstimator {
     public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
     public var samples: [OffsetSample] { best.map { [$0] } ?? [] }
+    public var sources: [String] { best.map { [$0.source] } ?? [] }
 
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         if best == nil || sample.delay < best!.delay { best = sample }
@@ -82,6 +84,7 @@ public struct EMAEstimator: OffsetEstimator {
     }
 
     public var samples: [OffsetSample] { newest.map { [$0] } ?? [] }
+    public var sources: [String] { newest.map { [$0.source] } ?? [] }
 
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         let midpoint = Double(sample.offset.midpoint)

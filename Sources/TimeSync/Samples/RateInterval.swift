@@ -18,6 +18,14 @@ public struct RateInterval: Sendable, Hashable, Codable {
         self.estimate = min(max(estimate ?? (lower + upper) / 2, lower), upper)
     }
 
+    /// Rebuilds bounds published by a writer that already checked them (no precondition on the hot path).
+    @usableFromInline
+    init(trustedLower lower: Double, upper: Double, estimate: Double) {
+        self.lower = lower
+        self.upper = max(lower, upper)
+        self.estimate = estimate
+    }
+
     /// Decodes rate bounds, rejecting empty or non-finite ones.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -1,0 +1,399 @@
+import Foundation
+
+/// A clock that tells the server's time: calibrated by samples from any source, anchored on the
+/// monotonic clock (which counts through sleep and ignores wall-clock changes), with an honest error
+/// bound on every reading.
+///
+/// ```swift
+/// let clock = ServerClock()
+/// clock.calibrate(with: sample)          // from NTP, an HTTP header, …
+/// let reading = clock.reading()          // estimate, earliest, latest, status
+/// if reading.position(in: saleStart..<saleEnd) == .within { … }
+/// try await clock.sleep(until: saleStart) // wakes at server time, even across recalibrations
+/// ```
+///
+/// Before the first calibration the clock returns the device's wall clock, flagged
+/// ``SynchronizationStatus/unsynchronized`` with unbounded error.
+///
+/// Reading (``now``, ``reading()``) costs one monotonic clock read and a few arithmetic operations:
+/// no allocation, and on Linux no lock (readers use a sequence lock). Calibrating takes a lock and may
+/// write the store.
+public final class ServerClock: Clock, Sendable {
+    public typealias Instant = UnixTime
+    public typealias Duration = Swift.Duration
+
+    /// Settings of a ``ServerClock``.
+    public struct Configuration: Sendable, Hashable {
+        /// Estimator settings: drift bound, window, source timeout.
+        public var estimator: EstimatorConfiguration
+        /// A recalibration that moves the estimate by more than this emits
+        /// ``ServerClockEvent/offsetChanged(by:)``. Default 1 ms.
+        public var offsetChangeThreshold: Duration
+        /// A wall-clock move against the monotonic clock larger than this emits
+        /// ``ServerClockEvent/wallClockChanged(by:)``. Default 1 s (NTP slews stay far below it).
+        public var wallClockChangeThreshold: Duration
+
+        /// Creates a configuration.
+        public init(
+            estimator: EstimatorConfiguration = .init(),
+            offsetChangeThreshold: Duration = .milliseconds(1),
+            wallClockChangeThreshold: Duration = .seconds(1)
+        ) {
+            self.estimator = estimator
+            self.offsetChangeThreshold = offsetChangeThreshold
+            self.wallClockChangeThreshold = wallClockChangeThreshold
+        }
+    }
+
+    struct State: Sendable {
+        var estimator: any OffsetEstimator
+        var calibration: Calibration?
+        var status: SynchronizationStatus = .unsynchronized
+        /// wall − monotonic at the last check, for tamper detection.
+        var wallReference: Int64
+        var subscribers: [UInt64: AsyncStream<ServerClockEvent>.Continuation] = [:]
+        var generation: UInt64 = 0
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var cancelledWaiters: Set<UInt64> = []
+        var nextID: UInt64 = 0
+
+        func emit(_ event: ServerClockEvent) {
+            for continuation in subscribers.values { continuation.yield(event) }
+        }
+    }
+
+    /// The clocks this clock stands on.
+    public let timeBase: any TimeBase
+    /// The estimation strategy.
+    public let strategy: Strategy
+    /// The settings.
+    public let configuration: Configuration
+    /// Where calibrations are saved and restored, if anywhere.
+    public let store: (any CalibrationStore)?
+
+    private let usesSystemClocks: Bool
+    private let published = PublishedModelCell()
+    private let state: Locked<State>
+
+    /// Creates a clock, restoring a stored calibration of the same boot session if there is one.
+    /// - Parameters:
+    ///   - timeBase: The monotonic and wall clocks (``SystemTimeBase`` by default).
+    ///   - strategy: How samples become a calibration (``Strategy/intersection`` by default).
+    ///   - configuration: Drift bound, thresholds.
+    ///   - store: Where to save calibrations; a corrupt or foreign one is ignored with a
+    ///     ``ServerClockEvent/storeIgnored(reason:)`` warning passed to `onWarning`.
+    ///   - onWarning: Receives warnings (an unusable store) — bridge it to your logger.
+    public init(
+        timeBase: any TimeBase = SystemTimeBase(),
+        strategy: Strategy = .intersection,
+        configuration: Configuration = .init(),
+        store: (any CalibrationStore)? = nil,
+        onWarning: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.timeBase = timeBase
+        self.strategy = strategy
+        self.configuration = configuration
+        self.store = store
+        self.usesSystemClocks = timeBase is SystemTimeBase
+        let reference = timeBase.wallNow().nanoseconds.saturatingSubtract(timeBase.monotonicNow().nanoseconds)
+        state = Locked(State(estimator: strategy.makeEstimator(configuration.estimator), wallReference: reference))
+        if let store { restore(from: store, onWarning: onWarning) }
+    }
+
+    // MARK: Reading
+
+    @inline(__always)
+    private func monotonicNow() -> MonotonicInstant {
+        usesSystemClocks ? MonotonicInstant(nanoseconds: SystemClocks.monotonicNanoseconds()) : timeBase.monotonicNow()
+    }
+
+    /// The estimated server time now. Before the first calibration: the device's wall clock.
+    /// - Complexity: O(1): one monotonic clock read, no allocation, no lock on Linux.
+    public var now: UnixTime {
+        let monotonic = monotonicNow()
+        let published = self.published.load()
+        if published.status == .unsynchronized { return timeBase.wallNow() }
+        return UnixTime(nanoseconds: monotonic.nanoseconds &+ published.model.offset(at: monotonic).estimate)
+    }
+
+    /// The server time now with its bounds, status and calibration age.
+    /// - Complexity: O(1), no allocation.
+    public func reading() -> ClockReading {
+        reading(at: monotonicNow())
+    }
+
+    /// The reading the clock gives at a monotonic instant (past or future).
+    public func reading(at monotonic: MonotonicInstant) -> ClockReading {
+        let published = self.published.load()
+        guard published.status != .unsynchronized else {
+            let wall = timeBase.wallNow().nanoseconds &+ (monotonic.nanoseconds &- timeBase.monotonicNow().nanoseconds)
+            return ClockReading(
+                serverTime: UnixTime(nanoseconds: wall), earliest: UnixTime(nanoseconds: .min),
+                latest: UnixTime(nanoseconds: .max), status: .unsynchronized, monotonicTime: monotonic, calibrationAge: nil)
+        }
+        let (estimate, bounds) = published.model.offset(at: monotonic)
+        return ClockReading(
+            serverTime: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(estimate)),
+            earliest: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(bounds.lower)),
+            latest: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(bounds.upper)),
+            status: published.status, monotonicTime: monotonic,
+            calibrationAge: .nanoseconds(monotonic.nanoseconds &- published.model.time.nanoseconds))
+    }
+
+    /// Whether the clock is synchronized now.
+    public var isSynchronized: Bool { published.load().status == .synchronized }
+
+    /// The current calibration, if any (the last good one while sources disagree).
+    public var calibration: Calibration? { state.withLock { $0.calibration } }
+
+    /// Where the server time now stands relative to a window (a promotion's start and end).
+    public func position(in window: Range<UnixTime>) -> WindowPosition { reading().position(in: window) }
+
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    // MARK: Conversions (ServerSync's toServerTime / toClientTime)
+
+    /// The server time that corresponds to a device wall-clock time.
+    public func serverTime(forDeviceTime deviceTime: UnixTime) -> UnixTime {
+        let monotonic = monotonicNow()
+        let wall = timeBase.wallNow()
+        let instant = MonotonicInstant(nanoseconds: monotonic.nanoseconds.saturatingAdd(deviceTime.nanoseconds.saturatingSubtract(wall.nanoseconds)))
+        return reading(at: instant).serverTime
+    }
+
+    /// The device wall-clock time that corresponds to a server time: what to hand to APIs that
+    /// schedule on the device clock (local notifications, timers).
+    public func deviceTime(forServerTime serverTime: UnixTime) -> UnixTime {
+        let monotonic = monotonicNow()
+        let wall = timeBase.wallNow()
+        let instant = monotonicInstant(forServerTime: serverTime, now: monotonic, wall: wall)
+        return UnixTime(nanoseconds: wall.nanoseconds.saturatingAdd(instant.nanoseconds.saturatingSubtract(monotonic.nanoseconds)))
+    }
+
+    /// The monotonic instant at which the estimate reaches `serverTime`.
+    func monotonicInstant(forServerTime serverTime: UnixTime, now monotonic: MonotonicInstant, wall: @autoclosure () -> UnixTime) -> MonotonicInstant {
+        let published = self.published.load()
+        guard published.status != .unsynchronized else {
+            return MonotonicInstant(nanoseconds: monotonic.nanoseconds.saturatingAdd(serverTime.nanoseconds.saturatingSubtract(wall().nanoseconds)))
+        }
+        return published.model.monotonicInstant(forServerTime: serverTime)
+    }
+
+    // MARK: Calibration
+
+    /// Feeds a sample to the estimator and publishes the result.
+    ///
+    /// Also checks the wall clock against the monotonic clock (tamper detection) and saves to the store.
+    public func calibrate(with sample: OffsetSample) {
+        update { $0.add(sample) }
+        checkWallClock()
+    }
+
+    /// Stops using a source (it is gone, or asked not to be used: NTP `DENY`/`RSTR`).
+    public func removeSource(_ source: String) {
+        update { $0.removeSource(source) }
+    }
+
+    /// Reports a sample that could not be used; the clock is unchanged. Subscribers see
+    /// ``ServerClockEvent/sampleRejected(source:reason:)``.
+    public func reject(source: String, reason: String) {
+        state.withLock { $0.emit(.sampleRejected(source: source, reason: reason)) }
+    }
+
+    /// Forgets every calibration and sample: the clock returns to device time, unsynchronized, and the
+    /// store is cleared.
+    public func reset() {
+        state.withLock { state in
+            state.estimator = strategy.makeEstimator(configuration.estimator)
+            state.calibration = nil
+            state.status = .unsynchronized
+            published.store(.unsynchronized)
+            Self.wake(&state)
+        }
+        try? store?.remove()
+    }
+
+    private func update(_ change: (inout any OffsetEstimator) -> EstimatorOutcome) {
+        let monotonic = monotonicNow()
+        let snapshot: PersistedCalibration? = state.withLock { state in
+            let sourcesBefore = Set(state.estimator.sources)
+            let outcome = change(&state.estimator)
+            let lost = sourcesBefore.subtracting(state.estimator.sources)
+            switch outcome {
+            case .calibrated(let calibration):
+                let previous = state.status == .unsynchronized ? nil : state.calibration
+                state.calibration = calibration
+                state.status = .synchronized
+                published.store(PublishedModel(status: .synchronized, model: calibration.model))
+                state.emit(.calibrated(reading(at: monotonic)))
+                if let previous {
+                    let change = calibration.offset(at: monotonic).estimate - previous.offset(at: monotonic).estimate
+                    if abs(change) > configuration.offsetChangeThreshold.nanosecondsClamped {
+                        state.emit(.offsetChanged(by: .nanoseconds(change)))
+                    }
+                }
+            case .noMajority(let sources, let agreeing):
+                if state.calibration != nil {
+                    state.status = .noMajority
+                    published.store(PublishedModel(status: .noMajority, model: state.calibration!.model))
+                }
+                state.emit(.noMajority(sources: sources, largestAgreeing: agreeing))
+            case .noSamples:
+                state.calibration = nil
+                state.status = .unsynchronized
+                published.store(.unsynchronized)
+            }
+            for source in lost.sorted() { state.emit(.sourceLost(source)) }
+            Self.wake(&state)
+            guard store != nil, let bootSessionID = timeBase.bootSessionID else { return nil }
+            return PersistedCalibration(
+                bootSessionID: bootSessionID, savedAt: monotonic, strategy: strategy.name,
+                calibration: state.calibration, samples: state.estimator.samples)
+        }
+        if let snapshot, let store, let data = try? snapshot.encoded() {
+            try? store.save(data)
+        }
+    }
+
+    // MARK: Wall clock
+
+    /// Compares the wall clock with the monotonic clock; when the wall clock moved by more than the
+    /// threshold since the last check, emits ``ServerClockEvent/wallClockChanged(by:)``.
+    ///
+    /// Call it when the platform says the clock changed (`NSSystemClockDidChange`), or let
+    /// ``monitorWallClock(every:)`` poll. The clock's readings never depend on the wall clock.
+    /// - Returns: How far the wall clock moved, when it moved more than the threshold.
+    @discardableResult
+    public func checkWallClock() -> Duration? {
+        let monotonic = timeBase.monotonicNow()
+        let wall = timeBase.wallNow()
+        let reference = wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds)
+        return state.withLock { state in
+            let change = reference.saturatingSubtract(state.wallReference)
+            guard abs(change) > configuration.wallClockChangeThreshold.nanosecondsClamped else { return nil }
+            state.wallReference = reference
+            state.emit(.wallClockChanged(by: .nanoseconds(change)))
+            return .nanoseconds(change)
+        }
+    }
+
+    /// Checks the wall clock every `interval` until the task is cancelled.
+    public func monitorWallClock(every interval: Duration = .seconds(1)) async {
+        while !Task.isCancelled {
+            checkWallClock()
+            do {
+                try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: interval))
+            } catch {
+                return
+            }
+        }
+    }
+
+    // MARK: Events
+
+    /// A new stream of the clock's events, from now on. Each call makes an independent subscriber;
+    /// the stream ends when the clock is deallocated or the consumer stops iterating.
+    public func events(bufferingNewest limit: Int = 64) -> AsyncStream<ServerClockEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ServerClockEvent.self, bufferingPolicy: .bufferingNewest(limit))
+        let id = state.withLock { state in
+            state.nextID += 1
+            state.subscribers[state.nextID] = continuation
+            return state.nextID
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    deinit {
+        state.withLock { state in
+            for continuation in state.subscribers.values { continuation.finish() }
+        }
+    }
+
+    // MARK: Sleeping
+
+    /// Suspends until the server's time reaches `deadline`.
+    ///
+    /// Sleeps on the monotonic clock; a recalibration during the sleep wakes it to recompute the
+    /// deadline, so it wakes at the right server time even when the estimate moves meanwhile.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public func sleep(until deadline: UnixTime, tolerance: Duration? = nil) async throws {
+        while true {
+            try Task.checkCancellation()
+            let monotonic = timeBase.monotonicNow()
+            let generation = state.withLock { $0.generation }
+            if reading(at: monotonic).serverTime >= deadline { return }
+            // Never sleep for nothing: the clamped estimate can lag the linear solution by a hair.
+            let wake = max(
+                monotonicInstant(forServerTime: deadline, now: monotonic, wall: self.timeBase.wallNow()),
+                monotonic.advanced(by: .nanoseconds(1)))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.timeBase.sleep(until: wake) }
+                group.addTask { await self.waitForRecalibration(after: generation) }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Returns once the calibration generation has moved past `generation` (or the task is cancelled).
+    func waitForRecalibration(after generation: UInt64) async {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state in
+                    if state.generation != generation || state.cancelledWaiters.remove(id) != nil { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state in
+                guard let waiter = state.waiters.removeValue(forKey: id) else {
+                    state.cancelledWaiters.insert(id)
+                    return nil as CheckedContinuation<Void, Never>?
+                }
+                return waiter
+            }
+            waiter?.resume()
+        }
+        state.withLock { _ = $0.cancelledWaiters.remove(id) }
+    }
+
+    private static func wake(_ state: inout State) {
+        state.generation &+= 1
+        let waiters = state.waiters.values
+        state.waiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: Persistence
+
+    private func restore(from store: any CalibrationStore, onWarning: (@Sendable (String) -> Void)?) {
+        let outcome = PersistedCalibration.restore(from: store, timeBase: timeBase)
+        switch outcome {
+        case .none:
+            return
+        case .ignored(let reason):
+            onWarning?("TimeSync: stored calibration ignored: \(reason)")
+            state.withLock { $0.emit(.storeIgnored(reason: reason)) }
+        case .restored(let persisted):
+            state.withLock { state in
+                var result = EstimatorOutcome.noSamples
+                for sample in persisted.samples { result = state.estimator.add(sample) }
+                if case .calibrated(let calibration) = result {
+                    state.calibration = calibration
+                    state.status = .synchronized
+                    published.store(PublishedModel(status: .synchronized, model: calibration.model))
+                    state.emit(.restored(calibration))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// A countdown to a deadline, as an `AsyncSequence` of ticks aligned to whole ticks of remaining time
+/// (seed 003's flash-sale countdown).
+///
+/// The remaining time is recomputed from the monotonic clock at every tick, never counted down by
+/// hand: changing the wall clock does nothing, and after the device sleeps the next tick shows the right
+/// value at once — no stall, no burst of missed ticks, no second counted twice. The sequence emits a
+/// final tick with ``CountdownTick/isFinished`` at zero, exactly once, and ends.
+///
+/// ```swift
+/// for try await tick in clock.countdown(to: saleStart) {
+///     label.text = tick.formatted   // "1d 02:03:04"
+/// }
+/// // the sale has started: refetch
+/// ```
+public struct Countdown: AsyncSequence, Sendable {
+    public typealias Element = CountdownTick
+
+    /// Which point of an uncertain deadline the countdown runs to.
+    public enum Edge: Sendable, Hashable {
+        /// The best estimate.
+        case estimate
+        /// The point where the deadline has certainly passed (the latest bound): at zero, the sale has
+        /// certainly started.
+        case certain
+    }
+
+    enum Target: Sendable {
+        /// A server-time deadline, read through a ``ServerClock``.
+        case server(ServerClock, UnixTime, Edge)
+        /// A deadline on the monotonic clock.
+        case monotonic(any TimeBase, MonotonicInstant)
+    }
+
+    let target: Target
+    let tick: Int64
+
+    /// A countdown to a server-time deadline.
+    /// - Parameters:
+    ///   - deadline: The server time to count down to.
+    ///   - clock: The clock that tells server time.
+    ///   - tick: The tick length (default one second); ticks fall where the remaining time crosses a
+    ///     whole multiple of it.
+    ///   - edge: Count to the estimate, or to the instant the deadline has certainly passed.
+    public init(to deadline: UnixTime, clock: ServerClock, tick: Duration = .seconds(1), edge: Edge = .estimate) {
+        target = .server(clock, deadline, edge)
+        self.tick = Swift.max(1, tick.nanosecondsClamped)
+    }
+
+    /// A countdown to a deadline on the monotonic clock, such as one built from a server's "remaining
+    /// seconds" with ``DeadlineInterval/remaining(_:resolution:requestSent:responseReceived:)``.
+    public init(to deadline: DeadlineInterval, timeBase: any TimeBase, tick: Duration = .seconds(1), edge: Edge = .estimate) {
+        target = .monotonic(timeBase, edge == .estimate ? deadline.estimate : deadline.latest)
+        self.tick = Swift.max(1, tick.nanosecondsClamped)
+    }
+
+    var timeBase: any TimeBase {
+        switch target {
+        case .server(let clock, _, _): clock.timeBase
+        case .monotonic(let timeBase, _): timeBase
+        }
+    }
+
+    /// The remaining time in nanoseconds at a monotonic instant.
+    func remaining(at monotonic: MonotonicInstant) -> Int64 {
+        switch target {
+        case .server(let clock, let deadline, let edge):
+            let reading = clock.reading(at: monotonic)
+            let now = edge == .estimate || !reading.isSynchronized ? reading.serverTime : reading.earliest
+            return deadline.nanoseconds.saturatingSubtract(now.nanoseconds)
+        case .monotonic(_, let deadline):
+            return deadline.nanoseconds.saturatingSubtract(monotonic.nanoseconds)
+        }
+    }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(countdown: self) }
+
+    /// Produces the ticks.
+    public struct Iterator: AsyncIteratorProtocol {
+        let countdown: Countdown
+        var lastShown: Int64?
+        var finished = false
+
+        /// The next tick: at once for the first, then when the remaining time crosses the next whole
+        /// tick. `nil` after the final tick.
+        /// - Throws: `CancellationError` when the task is cancelled while waiting.
+        public mutating func next() async throws -> CountdownTick? {
+            guard !finished else { return nil }
+            let timeBase = countdown.timeBase
+            while true {
+                let now = timeBase.monotonicNow()
+                let remaining = countdown.remaining(at: now)
+                if remaining <= 0 {
+                    finished = true
+                    return CountdownTick(remaining: .zero, shown: 0, tick: countdown.tick)
+                }
+                // Shown value: whole ticks left, rounded up (5.0 s … 4.000000001 s shows 5).
+                let shown = (remaining - 1) / countdown.tick + 1
+                if shown != lastShown {
+                    lastShown = shown
+                    return CountdownTick(remaining: .nanoseconds(remaining), shown: shown, tick: countdown.tick)
+                }
+                // Wait until the remaining time reaches the next boundary, then look again.
+                let untilBoundary = remaining - (shown - 1) * countdown.tick
+                try await timeBase.sleep(until: now.advanced(by: .nanoseconds(untilBoundary)))
+            }
+        }
+    }
+}
+
+extension ServerClock {
+    /// A countdown to a server-time deadline on this clock. See ``Countdown``.
+    public func countdown(to deadline: UnixTime, tick: Duration = .seconds(1), edge: Countdown.Edge = .estimate) -> Countdown {
+        Countdown(to: deadline, clock: self, tick: tick, edge: edge)
+    }
+}
+
+/// One tick of a ``Countdown``.
+public struct CountdownTick: Sendable, Hashable {
+    /// The exact remaining time when the tick was made.
+    public let remaining: Duration
+    /// The remaining time in whole ticks, rounded up: what a display shows (0 at the end).
+    public let shown: Int64
+    /// The tick length in nanoseconds.
+    let tick: Int64
+
+    init(remaining: Duration, shown: Int64, tick: Int64) {
+        self.remaining = remaining
+        self.shown = shown
+        self.tick = tick
+    }
+
+    /// Whether this is the final tick, at zero.
+    public var isFinished: Bool { shown == 0 }
+
+    /// The shown remaining time in whole seconds.
+    public var totalSeconds: Int64 { (shown * tick) / 1_000_000_000 }
+    /// Whole days of ``totalSeconds``.
+    public var days: Int64 { totalSeconds / 86_400 }
+    /// Hours (0–23) of ``totalSeconds``.
+    public var hours: Int64 { totalSeconds / 3600 % 24 }
+    /// Minutes (0–59) of ``totalSeconds``.
+    public var minutes: Int64 { totalSeconds / 60 % 60 }
+    /// Seconds (0–59) of ``totalSeconds``.
+    public var seconds: Int64 { totalSeconds % 60 }
+
+    /// `HH:MM:SS`, prefixed by `Nd ` when a day or more is left.
+    public var formatted: String {
+        let clock = [hours, minutes, seconds].map { $0 < 10 ? "0\($0)" : "\($0)" }.joined(separator: ":")
+        return days > 0 ? "\(days)d \(clock)" : clock
+    }
+}

@@ -1,0 +1,91 @@
+#if canImport(Darwin)
+import os
+#else
+import Synchronization
+#endif
+
+/// What ``ServerClock`` publishes for its readers: the synchronization status and the offset model.
+struct PublishedModel: Sendable, Equatable {
+    var status: SynchronizationStatus
+    var model: OffsetModel
+
+    static let unsynchronized = PublishedModel(
+        status: .unsynchronized,
+        model: OffsetModel(time: MonotonicInstant(nanoseconds: 0), offset: OffsetInterval(exactly: 0), estimate: 0, rate: .symmetric(0)))
+}
+
+#if canImport(Darwin)
+/// Apple platforms before iOS 18 / macOS 15 have no standard atomics: readers take an unfair lock
+/// (uncontended in practice: a handful of loads under it).
+final class PublishedModelCell: Sendable {
+    private let lock = OSAllocatedUnfairLock(initialState: PublishedModel.unsynchronized)
+
+    init() {}
+
+    @inline(__always)
+    func load() -> PublishedModel { lock.withLock { $0 } }
+
+    func store(_ value: PublishedModel) { lock.withLock { $0 = value } }
+}
+#else
+/// A sequence lock: readers never block and never write shared memory, so concurrent readers scale
+/// with cores; the single writer (``ServerClock`` serializes writers under its state lock) bumps the
+/// sequence to odd, stores the fields, and bumps it to even. Every field is an atomic, so a reader that
+/// races a writer sees torn values only in a snapshot it then discards: no data race.
+final class PublishedModelCell: Sendable {
+    private let sequence = Atomic<UInt64>(0)
+    private let status = Atomic<UInt8>(0)
+    private let anchor = Atomic<Int64>(0)
+    private let lower = Atomic<Int64>(0)
+    private let upper = Atomic<Int64>(0)
+    private let estimate = Atomic<Int64>(0)
+    private let rateLower = Atomic<UInt64>(0)
+    private let rateUpper = Atomic<UInt64>(0)
+    private let rateEstimate = Atomic<UInt64>(0)
+
+    init() {}
+
+    @inline(__always)
+    func load() -> PublishedModel {
+        while true {
+            let before = sequence.load(ordering: .acquiring)
+            let status = self.status.load(ordering: .relaxed)
+            let anchor = self.anchor.load(ordering: .relaxed)
+            let lower = self.lower.load(ordering: .relaxed)
+            let upper = self.upper.load(ordering: .relaxed)
+            let estimate = self.estimate.load(ordering: .relaxed)
+            let rateLower = self.rateLower.load(ordering: .relaxed)
+            let rateUpper = self.rateUpper.load(ordering: .relaxed)
+            let rateEstimate = self.rateEstimate.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            let after = sequence.load(ordering: .relaxed)
+            guard before == after, before & 1 == 0 else { continue }
+            return PublishedModel(
+                status: SynchronizationStatus(rawValue: status) ?? .unsynchronized,
+                model: OffsetModel(
+                    time: MonotonicInstant(nanoseconds: anchor),
+                    offset: OffsetInterval(uncheckedLower: lower, upper: max(lower, upper)),
+                    estimate: estimate,
+                    rate: RateInterval(
+                        trustedLower: Double(bitPattern: rateLower), upper: Double(bitPattern: rateUpper),
+                        estimate: Double(bitPattern: rateEstimate))))
+        }
+    }
+
+    /// Publishes a new value. Callers must serialize calls (one writer at a time).
+    func store(_ value: PublishedModel) {
+        let start = sequence.load(ordering: .relaxed)
+        sequence.store(start &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
+        status.store(value.status.rawValue, ordering: .relaxed)
+        anchor.store(value.model.time.nanoseconds, ordering: .relaxed)
+        lower.store(value.model.offset.lower, ordering: .relaxed)
+        upper.store(value.model.offset.upper, ordering: .relaxed)
+        estimate.store(value.model.estimate, ordering: .relaxed)
+        rateLower.store(value.model.rate.lower.bitPattern, ordering: .relaxed)
+        rateUpper.store(value.model.rate.upper.bitPattern, ordering: .relaxed)
+        rateEstimate.store(value.model.rate.estimate.bitPattern, ordering: .relaxed)
+        sequence.store(start &+ 2, ordering: .releasing)
+    }
+}
+#endif

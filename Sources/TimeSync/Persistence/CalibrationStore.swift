@@ -1,0 +1,123 @@
+import Foundation
+
+/// Where a ``ServerClock`` keeps its calibration between launches.
+///
+/// Stores hold opaque bytes, so any key-value store fits. An app can plug `UserDefaults`:
+/// ```swift
+/// struct DefaultsStore: CalibrationStore {
+///     let key = "TimeSync.calibration"
+///     func load() throws -> Data? { UserDefaults.standard.data(forKey: key) }
+///     func save(_ data: Data) throws { UserDefaults.standard.set(data, forKey: key) }
+///     func remove() throws { UserDefaults.standard.removeObject(forKey: key) }
+/// }
+/// ```
+public protocol CalibrationStore: Sendable {
+    /// The stored bytes, or `nil` when nothing is stored.
+    func load() throws -> Data?
+    /// Replaces the stored bytes.
+    func save(_ data: Data) throws
+    /// Removes what is stored.
+    func remove() throws
+}
+
+/// A ``CalibrationStore`` in one JSON file, replaced atomically (written beside it, then renamed), so
+/// a crash mid-write never leaves a half-written file.
+public struct FileCalibrationStore: CalibrationStore {
+    /// The file's location.
+    public let url: URL
+
+    /// Creates a store at a file URL; its directory is created on the first save.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    public func load() throws -> Data? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try Data(contentsOf: url)
+    }
+
+    public func save(_ data: Data) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url, options: .atomic)
+    }
+
+    public func remove() throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { return }
+        try FileManager.default.removeItem(at: url)
+    }
+}
+
+/// The saved form of a calibration: versioned JSON stamped with the boot session.
+///
+/// The monotonic anchor only means something within the boot session that made it: after a reboot the
+/// stored calibration is discarded.
+public struct PersistedCalibration: Sendable, Hashable, Codable {
+    /// The format version this build writes and reads.
+    public static let currentVersion = 1
+
+    /// The format version.
+    public var version: Int
+    /// The boot session the monotonic instants belong to.
+    public var bootSessionID: String
+    /// When it was saved, on the monotonic clock.
+    public var savedAt: MonotonicInstant
+    /// The strategy that produced it.
+    public var strategy: String
+    /// The calibration at save time.
+    public var calibration: Calibration?
+    /// The estimator's samples, replayed at restore so filtering and drift measurement go on.
+    public var samples: [OffsetSample]
+
+    /// Creates a snapshot in the current format.
+    public init(bootSessionID: String, savedAt: MonotonicInstant, strategy: String, calibration: Calibration?, samples: [OffsetSample]) {
+        self.version = Self.currentVersion
+        self.bootSessionID = bootSessionID
+        self.savedAt = savedAt
+        self.strategy = strategy
+        self.calibration = calibration
+        self.samples = samples
+    }
+
+    /// The JSON bytes.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    /// What reading a store gave.
+    enum RestoreOutcome {
+        case none
+        case ignored(String)
+        case restored(PersistedCalibration)
+    }
+
+    /// Reads and checks a store's content against the current boot session. Never throws: a problem
+    /// is a reason to ignore the store.
+    static func restore(from store: any CalibrationStore, timeBase: any TimeBase) -> RestoreOutcome {
+        let data: Data
+        do {
+            guard let loaded = try store.load() else { return .none }
+            data = loaded
+        } catch {
+            return .ignored("unreadable: \(error)")
+        }
+        let persisted: PersistedCalibration
+        do {
+            persisted = try JSONDecoder().decode(PersistedCalibration.self, from: data)
+        } catch {
+            return .ignored("corrupt: \(error)")
+        }
+        guard persisted.version == currentVersion else {
+            return .ignored("format version \(persisted.version), expected \(currentVersion)")
+        }
+        guard let current = timeBase.bootSessionID, current == persisted.bootSessionID else {
+            return .ignored("saved in another boot session: the monotonic anchor is meaningless after a reboot")
+        }
+        let now = timeBase.monotonicNow()
+        guard persisted.savedAt <= now, persisted.samples.allSatisfy({ $0.time <= now }) else {
+            return .ignored("saved in the future of the monotonic clock")
+        }
+        return .restored(persisted)
+    }
+}

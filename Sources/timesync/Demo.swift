@@ -1,0 +1,2 @@
+import ArgumentParser
+struct Demo: AsyncParsableCommand { func run() async throws {} }

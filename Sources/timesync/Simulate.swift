@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import TimeSync
+
+/// `timesync simulate`: every strategy on one seeded sample stream, judged against ground truth.
+struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run every strategy on a simulated network with ground truth.",
+        discussion: "Scenarios: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")), or 'all'.")
+
+    @Option(help: "The scenario to run, or 'all'.")
+    var scenario: String
+
+    @Option(help: "The random seed.")
+    var seed: UInt64 = 7
+
+    @Option(help: "The EMA strategy's weight for the newest sample, in (0, 1].")
+    var alpha: Double = EMAEstimator.defaultAlpha
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        guard scenario == "all" || SimulationScenario.named(scenario) != nil else {
+            throw ValidationError(
+                "unknown scenario '\(scenario)'; choose one of: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")), all")
+        }
+        guard alpha > 0, alpha <= 1 else { throw ValidationError("--alpha must be in (0, 1]") }
+    }
+
+    func run() throws {
+        let scenarios = scenario == "all" ? SimulationScenario.builtIn : [SimulationScenario.named(scenario)!]
+        let strategies: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: alpha)]
+        let reports = scenarios.map { Simulation.run($0, seed: seed, strategies: strategies) }
+        if json {
+            print(try scenario == "all" ? jsonString(reports) : jsonString(reports[0]))
+            return
+        }
+        for (scenario, report) in zip(scenarios, reports) {
+            print(Self.table(report, scenario: scenario))
+        }
+    }
+
+    static func table(_ report: SimulationReport, scenario: SimulationScenario) -> String {
+        var lines = ["scenario \(report.scenario), seed \(report.seed): \(report.samples) samples, \(report.readings) readings"]
+        lines.append("  " + scenario.provenance.replacingOccurrences(of: "\n", with: " "))
+        lines.append("")
+        lines.append("  strategy             median error    p99 error    max error   coverage")
+        for result in report.strategies {
+            lines.append(
+                "  " + result.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+                    + formatSeconds(result.medianError).leftPadded(15) + formatSeconds(result.p99Error).leftPadded(13)
+                    + formatSeconds(result.maxError).leftPadded(13) + String(format: "%11.4f", result.coverage))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Seconds in a readable unit: `12.3 µs`, `4.56 ms`, `1.234 s`.
+func formatSeconds(_ seconds: Double) -> String {
+    guard seconds.isFinite else { return "-" }
+    let magnitude = abs(seconds)
+    if magnitude < 1e-3 { return String(format: "%.1f µs", seconds * 1e6) }
+    if magnitude < 1 { return String(format: "%.2f ms", seconds * 1e3) }
+    return String(format: "%.3f s", seconds)
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
