@@ -1,2 +1,160 @@
 import ArgumentParser
-struct Demo: AsyncParsableCommand { func run() async throws {} }
+import Foundation
+import Synchronization
+import TimeSync
+
+/// `timesync demo`: a server whose clock is off, a device clock the user changes mid-run, and a
+/// calibrated clock and a countdown that stay right. Offline, in-process, about ten seconds.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch a calibrated clock and a countdown stay right while the device clock is changed.")
+
+    @Option(help: "How far the demo server's clock is ahead of this device, in seconds.")
+    var serverOffset: Double = 90.25
+
+    @Option(help: "Seconds until the demo flash sale starts (server time).")
+    var saleIn: Int = 8
+
+    @Option(help: "The seed of the simulated network's delays.")
+    var seed: UInt64 = 7
+
+    func validate() throws {
+        guard serverOffset.isFinite, abs(serverOffset) < 1e9 else { throw ValidationError("--server-offset must be finite") }
+        guard (2...60).contains(saleIn) else { throw ValidationError("--sale-in must be between 2 and 60") }
+    }
+
+    func run() async throws {
+        let device = TamperableTimeBase()
+        let server = DemoServer(offset: .seconds(double: serverOffset), seed: seed)
+        let clock = ServerClock(timeBase: device)
+        let events = clock.events()
+
+        print("""
+            TimeSync demo
+              server: in-process, its clock \(formatSeconds(serverOffset)) ahead of this device,
+                      reached over a simulated mobile link (20-80 ms each way, seeded)
+              device: its wall clock will be moved forward one hour halfway through
+
+            """)
+        // The first exchange opens the "connection"; then a burst of four samples.
+        for _ in 0..<4 { try await server.exchange(clock) }
+        let first = clock.reading()
+        print("calibrated from 4 samples: server time \(first.serverTime) ± \(formatDuration(first.error))")
+        let saleStart = first.serverTime.advanced(by: .seconds(saleIn))
+        print("flash sale starts at \(saleStart) (server time)\n")
+
+        let background = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await clock.monitorWallClock(every: .milliseconds(250)) }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(2))
+                        try? await server.exchange(clock)
+                    }
+                }
+                group.addTask {
+                    for await event in events {
+                        if case .wallClockChanged(let change) = event {
+                            print("  !! detected: device wall clock moved \(formatDuration(change, signed: true)) — readings unaffected")
+                        }
+                    }
+                }
+            }
+        }
+        defer { background.cancel() }
+
+        print("  device clock              server time (estimate ± bound)     true error   sale starts in")
+        var tickCount = 0
+        var worst: Int64 = 0
+        // Count down to the moment the sale has certainly started (the whole error bound past the start).
+        for try await tick in clock.countdown(to: saleStart, edge: .certain) {
+            let reading = clock.reading()
+            let truth = server.trueTime()
+            let error = reading.serverTime.nanoseconds - truth.nanoseconds
+            worst = max(worst, abs(error))
+            print(
+                "  \(device.wallNow())   \(reading.serverTime) ± \(formatDuration(reading.error).leftPadded(9))"
+                    + "   \(formatDuration(.nanoseconds(error), signed: true).leftPadded(10))   \(tick.formatted)")
+            tickCount += 1
+            if tickCount == saleIn / 2 {
+                print("  >> the user sets the device clock forward by one hour")
+                device.jumpWall(by: .seconds(3600))
+            }
+            if tick.isFinished {
+                let position = clock.position(in: saleStart..<saleStart.advanced(by: .seconds(3600)))
+                print("""
+
+                    sale started: the clock is \(position.rawValue) the sale window\
+                    \(position == .within ? " for certain (its whole error bound is past the start)" : "")
+                    worst error against the server's true time: \(formatDuration(.nanoseconds(worst)))
+                    the device clock is now off by \(formatDuration(server.trueTime().duration(to: device.wallNow()), signed: true)); TimeSync never used it
+                    """)
+            }
+        }
+    }
+}
+
+/// The real clocks, except that the wall clock can be moved the way a user would.
+final class TamperableTimeBase: TimeBase {
+    private let system = SystemTimeBase()
+    private let wallShift = LockedInt64()
+
+    func monotonicNow() -> MonotonicInstant { system.monotonicNow() }
+    func wallNow() -> UnixTime { UnixTime(nanoseconds: system.wallNow().nanoseconds + wallShift.value) }
+    func sleep(until deadline: MonotonicInstant) async throws { try await system.sleep(until: deadline) }
+    var bootSessionID: String? { system.bootSessionID }
+
+    func jumpWall(by duration: Duration) { wallShift.add(duration.nanosecondsClamped) }
+}
+
+/// An in-process time server whose clock is off by a fixed amount, behind a simulated network.
+final class DemoServer: Sendable {
+    let offset: Duration
+    private let random: LockedGenerator
+
+    init(offset: Duration, seed: UInt64) {
+        self.offset = offset
+        random = LockedGenerator(seed: seed)
+    }
+
+    /// The server's clock.
+    func trueTime() -> UnixTime { SystemTimeBase().wallNow().advanced(by: offset) }
+
+    /// One request/response exchange, fed to the clock.
+    func exchange(_ clock: ServerClock) async throws {
+        let t1 = clock.timeBase.monotonicNow()
+        try await Task.sleep(for: .milliseconds(random.delayMilliseconds()))
+        let t2 = trueTime()
+        let t3 = trueTime()
+        try await Task.sleep(for: .milliseconds(random.delayMilliseconds()))
+        let t4 = clock.timeBase.monotonicNow()
+        clock.calibrate(with: try OffsetSample.exchange(source: "demo-server", clientSend: t1, serverReceive: t2, serverTransmit: t3, clientReceive: t4))
+    }
+}
+
+/// A seeded generator behind a lock.
+final class LockedGenerator: Sendable {
+    private let state: Mutex<SeededGenerator>
+
+    init(seed: UInt64) { state = Mutex(SeededGenerator(seed: seed)) }
+
+    /// A one-way delay between 20 and 80 ms, skewed toward the low end.
+    func delayMilliseconds() -> Int {
+        state.withLock { 20 + min(60, Int($0.nextExponential(mean: 12))) }
+    }
+}
+
+/// An integer behind a lock.
+final class LockedInt64: Sendable {
+    private let state = Mutex<Int64>(0)
+    var value: Int64 { state.withLock { $0 } }
+    func add(_ amount: Int64) { state.withLock { $0 += amount } }
+}
+
+/// A duration in a readable unit, optionally with its sign.
+func formatDuration(_ duration: Duration, signed: Bool = false) -> String {
+    let seconds = duration.secondsValue
+    let text = formatSeconds(abs(seconds))
+    guard signed else { return text }
+    return (seconds < 0 ? "-" : "+") + text
+}

@@ -1,7 +1,8 @@
 /// The default strategy: hard-bound intersection per source, measured drift, and a majority vote
 /// across sources.
 ///
-/// Per source, the newest ``EstimatorConfiguration/windowSize`` samples are kept. From every pair of
+/// Per source, up to ``EstimatorConfiguration/windowSize`` samples are kept: the newest, and among the
+/// older ones the tightest, so the window spans long enough to measure the rate. From every pair of
 /// them the local clock's rate is bounded (θ cannot have moved faster than the two intervals allow),
 /// those bounds are widened by ``EstimatorConfiguration/rateWander`` and intersected with the prior
 /// ±``EstimatorConfiguration/maxDrift``. Each sample, carried to the newest sample's instant with that
@@ -43,8 +44,8 @@ public struct IntersectionEstimator: OffsetEstimator {
         // Keep the window sorted by time; a sample older than the whole window is still useful.
         let index = window.firstIndex { $0.time > sample.time } ?? window.endIndex
         window.insert(sample, at: index)
-        if window.count > configuration.windowSize {
-            window.removeFirst(window.count - configuration.windowSize)
+        while window.count > configuration.windowSize {
+            window.remove(at: Self.leastUseful(window))
         }
         let fit = Self.fit(&window, configuration)
         windows[sample.source] = window
@@ -95,6 +96,13 @@ public struct IntersectionEstimator: OffsetEstimator {
             Calibration(
                 time: time, offset: selection.region, estimate: selection.region.midpoint, rate: rate,
                 sources: members.map(\.source)))
+    }
+
+    /// The sample to drop from a full window: the widest among all but the newest quarter (ties: the
+    /// oldest). Recent samples follow the server; old tight ones measure the rate over a long span.
+    static func leastUseful(_ window: [OffsetSample]) -> Int {
+        let candidates = window.indices.dropLast(max(1, window.count / 4))
+        return candidates.max { window[$0].offset.width < window[$1].offset.width } ?? 0
     }
 
     /// What the pairs of a window say about the rate.

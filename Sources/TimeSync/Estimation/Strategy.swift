@@ -57,14 +57,14 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     /// How much the local clock's rate may wander from its measured value (temperature, ageing),
     /// added to measured rate bounds on both sides. Default 2 ppm.
     public var rateWander: Double = 2e-6
-    /// How many samples of each source the default strategy keeps. Default 32.
-    public var windowSize: Int = 32
+    /// How many samples of each source the default strategy keeps. Default 64.
+    public var windowSize: Int = 64
     /// A source whose newest sample is this much older than the newest sample of any source is
     /// dropped as lost. Default one hour.
     public var sourceTimeout: Duration = .seconds(3600)
 
     /// Creates a configuration.
-    public init(maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 32, sourceTimeout: Duration = .seconds(3600)) {
+    public init(maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600)) {
         self.maxDrift = abs(maxDrift)
         self.rateWander = abs(rateWander)
         self.windowSize = max(1, windowSize)

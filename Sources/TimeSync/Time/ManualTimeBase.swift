@@ -102,8 +102,15 @@ public final class ManualTimeBase: TimeBase {
         state.withLock { _ = $0.cancelled.remove(id) }
     }
 
-    /// Waits (yielding, never sleeping) until at least `count` tasks sleep on this time base.
-    public func waitForSleepers(_ count: Int = 1) async {
-        while sleeperCount < count { await Task.yield() }
+    /// Waits (yielding to other tasks, never sleeping) until at least `count` tasks sleep on this time
+    /// base, giving up after `maxYields` yields.
+    /// - Returns: Whether that many sleepers are there.
+    @discardableResult
+    public func waitForSleepers(_ count: Int = 1, maxYields: Int = 100_000) async -> Bool {
+        for _ in 0..<maxYields {
+            if sleeperCount >= count { return true }
+            await Task.yield()
+        }
+        return sleeperCount >= count
     }
 }

@@ -1,0 +1,239 @@
+/// One outstanding NTP client request and the checks its reply must pass (RFC 5905, RFC 4330).
+///
+/// Sans-IO: the transport stamps the monotonic clock when it sends ``packet`` (t1) and when a datagram
+/// arrives (t4), and hands the bytes to ``accept(_:receivedAt:limits:)``. The transmit timestamp sent
+/// carries the wall clock's seconds and a random fraction, so an off-path attacker cannot guess the
+/// origin timestamp a genuine reply echoes; t1 itself never leaves the device.
+public struct NTPClientRequest: Sendable, Hashable {
+    /// The transmit timestamp sent in the request, which a genuine reply echoes as its origin.
+    public let transmitTimestamp: NTPTimestamp
+    /// t1: when the request was sent, on the monotonic clock.
+    public let sentAt: MonotonicInstant
+    /// The wall clock when the request was sent: the pivot for the era of the reply's timestamps.
+    public let wallTimeAtSend: UnixTime
+    /// The poll exponent advertised in the request.
+    public let poll: Int8
+    /// Whether a reply echoing our transmit timestamp has arrived; later ones are duplicates.
+    public private(set) var isAnswered = false
+
+    /// Creates a request about to be sent.
+    /// - Parameters:
+    ///   - wallTime: The local wall clock now (only its seconds go on the wire).
+    ///   - monotonicTime: t1, the monotonic clock now.
+    ///   - poll: The poll exponent to advertise (default 6, 64 s).
+    ///   - generator: The source of the random low-order 32 bits of the transmit timestamp.
+    public init(
+        wallTime: UnixTime, monotonicTime: MonotonicInstant, poll: Int8 = 6,
+        using generator: inout some RandomNumberGenerator
+    ) {
+        var stamp = NTPTimestamp(wallTime)
+        stamp.fraction = generator.next()
+        if stamp.isZero { stamp.fraction = 1 }  // zero means "unset" to servers
+        transmitTimestamp = stamp
+        sentAt = monotonicTime
+        wallTimeAtSend = wallTime
+        self.poll = poll
+    }
+
+    /// The NTPv4 mode-3 packet to send.
+    public var packet: NTPPacket {
+        NTPPacket(version: 4, mode: .client, poll: poll, transmitTimestamp: transmitTimestamp)
+    }
+
+    /// Checks a datagram that arrived for this request and turns it into a reply.
+    ///
+    /// The checks run in this order, and the first failure throws:
+    /// 1. the bytes decode (`.malformedPacket`, with ``NTPReplyError/packetError``);
+    /// 2. the origin timestamp equals our transmit timestamp (`.originMismatch`) — before anything
+    ///    else, so a spoofed Kiss-o'-Death is ignored;
+    /// 3. no reply has been accepted for this request yet (`.duplicate`);
+    /// 4. mode 4 (`.notServerMode`), version 3 or 4 (`.unsupportedVersion`);
+    /// 5. stratum 0 is a Kiss-o'-Death (`.kissOfDeath`, with ``NTPReplyError/kissCode``);
+    /// 6. leap indicator 3 or stratum ≥ 16 (`.unsynchronized`);
+    /// 7. non-zero receive and transmit timestamps (`.zeroTimestamp`);
+    /// 8. root delay / 2 + root dispersion within the limit (`.rootDistanceExceeded`);
+    /// 9. the four timestamps are consistent (`.inconsistentTimestamps`).
+    ///
+    /// Any datagram whose origin matches marks the request answered, whatever its fate after that.
+    /// - Parameters:
+    ///   - bytes: The UDP payload.
+    ///   - receivedAt: t4, when the datagram arrived, on the monotonic clock.
+    ///   - limits: The acceptance limits.
+    /// - Returns: The validated reply.
+    /// - Throws: ``NTPReplyError``.
+    public mutating func accept(
+        _ bytes: some Collection<UInt8>, receivedAt: MonotonicInstant, limits: NTPReplyLimits = .init()
+    ) throws(NTPReplyError) -> NTPReply {
+        let packet: NTPPacket
+        do {
+            packet = try NTPPacket(decoding: bytes)
+        } catch {
+            throw NTPReplyError(.malformedPacket, packetError: error)
+        }
+        return try accept(packet, receivedAt: receivedAt, limits: limits)
+    }
+
+    /// Checks a decoded packet that arrived for this request; see ``accept(_:receivedAt:limits:)``.
+    /// - Throws: ``NTPReplyError``.
+    public mutating func accept(
+        _ packet: NTPPacket, receivedAt: MonotonicInstant, limits: NTPReplyLimits = .init()
+    ) throws(NTPReplyError) -> NTPReply {
+        guard packet.originTimestamp == transmitTimestamp else { throw NTPReplyError(.originMismatch) }
+        guard !isAnswered else { throw NTPReplyError(.duplicate) }
+        isAnswered = true
+        guard packet.mode == .server else { throw NTPReplyError(.notServerMode) }
+        guard packet.version == 3 || packet.version == 4 else { throw NTPReplyError(.unsupportedVersion) }
+        guard packet.stratum != 0 else { throw NTPReplyError(.kissOfDeath, kissCode: packet.referenceID) }
+        guard packet.leap != .unsynchronized, packet.stratum < 16 else { throw NTPReplyError(.unsynchronized) }
+        guard !packet.receiveTimestamp.isZero, !packet.transmitTimestamp.isZero else {
+            throw NTPReplyError(.zeroTimestamp)
+        }
+        let reply = NTPReply(
+            packet: packet, clientSend: sentAt,
+            serverReceive: packet.receiveTimestamp.unixTime(near: wallTimeAtSend),
+            serverTransmit: packet.transmitTimestamp.unixTime(near: wallTimeAtSend),
+            clientReceive: receivedAt)
+        guard reply.rootDistance <= limits.maximumRootDistance else { throw NTPReplyError(.rootDistanceExceeded) }
+        do {
+            _ = try OffsetInterval.exchange(
+                t1: reply.clientSend.nanoseconds, t2: reply.serverReceive.nanoseconds,
+                t3: reply.serverTransmit.nanoseconds, t4: reply.clientReceive.nanoseconds)
+        } catch {
+            throw NTPReplyError(.inconsistentTimestamps, sampleError: error)
+        }
+        return reply
+    }
+}
+
+/// Limits a reply must stay within to be used.
+public struct NTPReplyLimits: Sendable, Hashable {
+    /// The largest root distance (root delay / 2 + root dispersion) accepted. Default 1.5 s,
+    /// NTP's `MAXDIST`.
+    public var maximumRootDistance: Duration
+
+    /// Creates limits.
+    public init(maximumRootDistance: Duration = .milliseconds(1500)) {
+        self.maximumRootDistance = maximumRootDistance
+    }
+}
+
+/// A server reply that passed every check of ``NTPClientRequest/accept(_:receivedAt:limits:)``.
+public struct NTPReply: Sendable, Hashable {
+    /// The packet as received.
+    public var packet: NTPPacket
+    /// t1: when the request left, on the monotonic clock.
+    public var clientSend: MonotonicInstant
+    /// t2: the server's clock when the request arrived (era resolved against the local wall clock).
+    public var serverReceive: UnixTime
+    /// t3: the server's clock when the reply left.
+    public var serverTransmit: UnixTime
+    /// t4: when the reply arrived, on the monotonic clock.
+    public var clientReceive: MonotonicInstant
+
+    /// Creates a reply from its parts.
+    public init(
+        packet: NTPPacket, clientSend: MonotonicInstant, serverReceive: UnixTime, serverTransmit: UnixTime,
+        clientReceive: MonotonicInstant
+    ) {
+        self.packet = packet
+        self.clientSend = clientSend
+        self.serverReceive = serverReceive
+        self.serverTransmit = serverTransmit
+        self.clientReceive = clientReceive
+    }
+
+    /// Root delay / 2 + root dispersion: how far the server may be from its reference.
+    public var rootDistance: Duration {
+        packet.rootDelay.duration / 2 + packet.rootDispersion.duration
+    }
+
+    /// The server's clock resolution, 2^precision seconds (at most one day).
+    public var precision: Duration {
+        .seconds(double: Double.pow2(min(Int(packet.precision), 16)))
+    }
+
+    /// How far the server's stamps may be off: root distance plus its precision.
+    public var serverUncertainty: Duration { rootDistance + precision }
+
+    /// The observation as a sample: θ ∈ [t3 − t4, t2 − t1] widened by ``serverUncertainty``.
+    /// - Parameter source: The server's name (samples of one source are filtered together).
+    /// - Throws: ``SampleError`` for an empty source name (the timestamps were checked on acceptance).
+    public func sample(source: String) throws(SampleError) -> OffsetSample {
+        try OffsetSample.exchange(
+            source: source, clientSend: clientSend, serverReceive: serverReceive, serverTransmit: serverTransmit,
+            clientReceive: clientReceive, serverUncertainty: serverUncertainty)
+    }
+}
+
+extension Double {
+    fileprivate static func pow2(_ exponent: Int) -> Double {
+        exponent >= 0 ? Double(1 << exponent) : 1 / Double(1 << min(-exponent, 62))
+    }
+}
+
+/// Why a reply to an NTP request was not used. A rejected reply changes nothing.
+///
+/// Errors compare equal when they are the same kind of failure (`error == .kissOfDeath`); the
+/// details (``kissCode``, ``packetError``, ``sampleError``) are not compared.
+public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible {
+    enum Code: Sendable, Hashable {
+        case malformedPacket, originMismatch, duplicate, notServerMode, unsupportedVersion, kissOfDeath
+        case unsynchronized, zeroTimestamp, rootDistanceExceeded, inconsistentTimestamps
+    }
+
+    let code: Code
+    /// For `.kissOfDeath`: the code the server sent (`RATE`, `DENY`, `RSTR`, …).
+    public let kissCode: NTPReferenceID?
+    /// For `.malformedPacket`: why the bytes did not decode.
+    public let packetError: NTPPacketError?
+    /// For `.inconsistentTimestamps`: what was wrong with them.
+    public let sampleError: SampleError?
+
+    init(_ code: Code, kissCode: NTPReferenceID? = nil, packetError: NTPPacketError? = nil, sampleError: SampleError? = nil) {
+        self.code = code
+        self.kissCode = kissCode
+        self.packetError = packetError
+        self.sampleError = sampleError
+    }
+
+    /// The datagram is not an NTP packet (too short, or a malformed extension area).
+    public static let malformedPacket = NTPReplyError(.malformedPacket)
+    /// The origin timestamp is not our transmit timestamp: a stale, stray or spoofed packet.
+    public static let originMismatch = NTPReplyError(.originMismatch)
+    /// A second reply to a request already answered.
+    public static let duplicate = NTPReplyError(.duplicate)
+    /// The packet is not a server (mode 4) reply.
+    public static let notServerMode = NTPReplyError(.notServerMode)
+    /// The version is neither 3 nor 4.
+    public static let unsupportedVersion = NTPReplyError(.unsupportedVersion)
+    /// Stratum 0: the server sent a Kiss-o'-Death; see ``kissCode`` and ``NTPReferenceID/kissAction``.
+    public static let kissOfDeath = NTPReplyError(.kissOfDeath)
+    /// Leap indicator 3 (alarm) or stratum 16 or above: the server's clock is not synchronized.
+    public static let unsynchronized = NTPReplyError(.unsynchronized)
+    /// A zero receive or transmit timestamp.
+    public static let zeroTimestamp = NTPReplyError(.zeroTimestamp)
+    /// Root delay / 2 + root dispersion over ``NTPReplyLimits/maximumRootDistance``.
+    public static let rootDistanceExceeded = NTPReplyError(.rootDistanceExceeded)
+    /// The timestamps contradict each other (the server answered before it received, or the
+    /// round trip is shorter than the server's processing time); see ``sampleError``.
+    public static let inconsistentTimestamps = NTPReplyError(.inconsistentTimestamps)
+
+    public static func == (lhs: NTPReplyError, rhs: NTPReplyError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String {
+        switch code {
+        case .malformedPacket: "malformed NTP packet" + (packetError.map { ": \($0)" } ?? "")
+        case .originMismatch: "origin timestamp does not match the request (stray or spoofed reply)"
+        case .duplicate: "duplicate reply"
+        case .notServerMode: "not a server-mode reply"
+        case .unsupportedVersion: "unsupported NTP version"
+        case .kissOfDeath: "Kiss-o'-Death" + (kissCode.map { " \($0)" } ?? "")
+        case .unsynchronized: "server is not synchronized (leap indicator 3 or stratum 16+)"
+        case .zeroTimestamp: "zero receive or transmit timestamp"
+        case .rootDistanceExceeded: "root distance over the limit"
+        case .inconsistentTimestamps: "inconsistent timestamps" + (sampleError.map { ": \($0)" } ?? "")
+        }
+    }
+}

@@ -1,0 +1,90 @@
+/// How an NTP server describes its clock in replies.
+public struct NTPServerPolicy: Sendable, Hashable {
+    /// Stratum advertised (1–15). Default 1 with ``NTPReferenceID/local``.
+    public var stratum: UInt8
+    /// Reference identifier advertised.
+    public var referenceID: NTPReferenceID
+    /// Precision exponent advertised: the clock's resolution is 2^precision s. Default −20 (≈ 1 µs).
+    public var precision: Int8
+    /// Root delay advertised.
+    public var rootDelay: Duration
+    /// Root dispersion advertised.
+    public var rootDispersion: Duration
+    /// Leap indicator advertised.
+    public var leap: NTPLeapIndicator
+
+    /// Creates a policy.
+    public init(
+        stratum: UInt8 = 1, referenceID: NTPReferenceID = .local, precision: Int8 = -20,
+        rootDelay: Duration = .zero, rootDispersion: Duration = .zero, leap: NTPLeapIndicator = .noWarning
+    ) {
+        self.stratum = stratum
+        self.referenceID = referenceID
+        self.precision = precision
+        self.rootDelay = rootDelay
+        self.rootDispersion = rootDispersion
+        self.leap = leap
+    }
+}
+
+/// Why an NTP server did not answer a datagram.
+public enum NTPServerDropReason: String, Sendable, Hashable, CaseIterable {
+    /// Not an NTP packet.
+    case malformed
+    /// Not a client (mode 3) request.
+    case notClientMode
+    /// A version other than 1–4.
+    case unsupportedVersion
+    /// The client is over its rate limit and the server drops rather than kisses.
+    case rateLimited
+    /// The reply would be larger than the request.
+    case replyTooLarge
+}
+
+/// The verdict on a datagram an NTP server received.
+public enum NTPServerCheck: Sendable, Hashable {
+    /// A client request to answer.
+    case answer(NTPPacket)
+    /// Not answered, and why.
+    case drop(NTPServerDropReason)
+}
+
+/// The sans-IO heart of an NTP server: turns a request into a reply.
+public enum NTPServerResponder {
+    /// Checks a request; returns the decoded request or why it is dropped.
+    public static func check(_ bytes: some Collection<UInt8>) -> NTPServerCheck {
+        guard let request = try? NTPPacket(decoding: bytes) else { return .drop(.malformed) }
+        guard request.mode == .client else { return .drop(.notClientMode) }
+        guard (1...4).contains(request.version) else { return .drop(.unsupportedVersion) }
+        return .answer(request)
+    }
+
+    /// A mode-4 reply to a checked request.
+    /// - Parameters:
+    ///   - request: The client's request.
+    ///   - policy: What the server advertises.
+    ///   - receivedAt: The server's clock when the request arrived (T2).
+    ///   - transmitAt: The server's clock as the reply leaves (T3); read it as late as possible.
+    ///   - referenceTime: When the server's clock was last set (defaults to the receive time).
+    public static func reply(
+        to request: NTPPacket, policy: NTPServerPolicy, receivedAt: UnixTime, transmitAt: UnixTime,
+        referenceTime: UnixTime? = nil
+    ) -> NTPPacket {
+        NTPPacket(
+            leap: policy.leap, version: request.version, mode: .server, stratum: policy.stratum,
+            poll: request.poll, precision: policy.precision, rootDelay: NTPShortFormat(policy.rootDelay),
+            rootDispersion: NTPShortFormat(policy.rootDispersion), referenceID: policy.referenceID,
+            referenceTimestamp: NTPTimestamp(referenceTime ?? receivedAt),
+            originTimestamp: request.transmitTimestamp, receiveTimestamp: NTPTimestamp(receivedAt),
+            transmitTimestamp: NTPTimestamp(transmitAt))
+    }
+
+    /// A Kiss-o'-Death reply: stratum 0, the code in the reference identifier, the alarm leap
+    /// indicator, the request's transmit timestamp echoed as origin, zero receive and transmit
+    /// timestamps (so a client that ignores kisses cannot use it).
+    public static func kiss(_ code: NTPReferenceID, to request: NTPPacket) -> NTPPacket {
+        NTPPacket(
+            leap: .unsynchronized, version: request.version, mode: .server, stratum: 0, poll: request.poll,
+            referenceID: code, originTimestamp: request.transmitTimestamp)
+    }
+}

@@ -1,0 +1,167 @@
+import Testing
+import TimeSync
+
+@Suite struct StrategyTests {
+    let ms = Fixture.millisecond
+    let s = Fixture.second
+
+    func calibration(_ outcome: EstimatorOutcome) throws -> Calibration {
+        guard case .calibrated(let calibration) = outcome else {
+            Issue.record("expected a calibration, got \(outcome)")
+            throw CancellationError()
+        }
+        return calibration
+    }
+
+    @Test func latestTakesTheNewestSample() throws {
+        var estimator = LatestEstimator()
+        _ = estimator.add(try Fixture.exchange(offset: 100 * ms, at: Fixture.at(0)))
+        let result = try calibration(estimator.add(try Fixture.exchange(offset: 200 * ms, at: Fixture.at(10), forward: 5 * ms, backward: 45 * ms)))
+        // The newest sample's midpoint, asymmetry and all: (5 − 45) / 2 = −20 ms off.
+        #expect(result.estimate == 180 * ms)
+        // An older sample arriving late does not win.
+        let late = try calibration(estimator.add(try Fixture.exchange(offset: 300 * ms, at: Fixture.at(5))))
+        #expect(late.estimate == 180 * ms)
+    }
+
+    @Test func lowestDelayOnlyRecalibratesOnAFasterResponse() throws {
+        var estimator = LowestDelayEstimator()
+        _ = estimator.add(try Fixture.exchange(offset: 100 * ms, at: Fixture.at(0), forward: 10 * ms, backward: 10 * ms))
+        let slower = try calibration(estimator.add(try Fixture.exchange(offset: 500 * ms, at: Fixture.at(10), forward: 30 * ms, backward: 30 * ms)))
+        #expect(slower.estimate == 100 * ms)
+        let faster = try calibration(estimator.add(try Fixture.exchange(offset: 200 * ms, at: Fixture.at(20), forward: 2 * ms, backward: 2 * ms)))
+        #expect(faster.estimate == 200 * ms)
+    }
+
+    @Test func emaAveragesMidpoints() throws {
+        var estimator = EMAEstimator(alpha: 0.5)
+        _ = estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(0)))
+        _ = estimator.add(try Fixture.exchange(offset: 100 * ms, at: Fixture.at(10)))
+        let result = try calibration(estimator.add(try Fixture.exchange(offset: 100 * ms, at: Fixture.at(20))))
+        // 0 → 50 → 75 ms.
+        #expect(result.estimate == 75 * ms)
+    }
+
+    @Test func intersectionIsTighterThanAnySample() throws {
+        var estimator = IntersectionEstimator()
+        var outcome = EstimatorOutcome.noSamples
+        // Delays split unevenly, differently each time: each interval is 40 ms wide but their common
+        // part is much narrower.
+        for (index, forward) in [Int64(5), 35, 12, 28, 20].enumerated() {
+            outcome = estimator.add(try Fixture.exchange(offset: 7 * s, at: Fixture.at(Double(index)), forward: forward * ms, backward: (40 - forward) * ms))
+        }
+        let result = try calibration(outcome)
+        #expect(result.offset.contains(7 * s))
+        #expect(result.offset.width < 12 * ms)
+        #expect(abs(result.estimate - 7 * s) < 2 * ms)
+    }
+
+    @Test func delaySpikesDoNotPullTheEstimate() throws {
+        var estimator = IntersectionEstimator()
+        _ = estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(0), forward: 10 * ms, backward: 10 * ms))
+        // A 900 ms spike in one direction: the latest strategy would be 450 ms off.
+        let result = try calibration(estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(16), forward: 910 * ms, backward: 10 * ms)))
+        #expect(abs(result.estimate) < ms)
+    }
+
+    @Test func fiveSourcesTwoLiarsAreRejected() throws {
+        var estimator = IntersectionEstimator()
+        var outcome = EstimatorOutcome.noSamples
+        let offsets: [String: Int64] = ["a": 0, "b": 3 * s, "c": 0, "d": -2 * s, "e": 0]
+        for round in 0..<4 {
+            for (name, offset) in offsets.sorted(by: { $0.key < $1.key }) {
+                outcome = estimator.add(try Fixture.exchange(name, offset: offset, at: Fixture.at(Double(round * 16) + 0.1)))
+            }
+        }
+        let result = try calibration(outcome)
+        #expect(result.sources == ["a", "c", "e"])
+        #expect(result.offset.contains(0))
+        #expect(abs(result.estimate) < ms)
+    }
+
+    @Test(arguments: [
+        ["a": Int64(0), "b": 5 * Fixture.second],
+        ["a": 0, "b": 0, "c": 4 * Fixture.second, "d": 4 * Fixture.second],
+        ["a": 0, "b": Fixture.second, "c": 2 * Fixture.second],
+    ])
+    func noMajorityMeansNoTime(offsets: [String: Int64]) throws {
+        var estimator = IntersectionEstimator()
+        var outcome = EstimatorOutcome.noSamples
+        for (name, offset) in offsets.sorted(by: { $0.key < $1.key }) {
+            outcome = estimator.add(try Fixture.exchange(name, offset: offset, at: Fixture.at(1)))
+        }
+        guard case .noMajority(let sources, let agreeing) = outcome else {
+            Issue.record("expected no majority, got \(outcome)")
+            return
+        }
+        #expect(sources == offsets.count)
+        #expect(agreeing * 2 <= sources)
+    }
+
+    @Test func boundsWidenAtTheMaximumDriftWithOneSample() throws {
+        var estimator = IntersectionEstimator(EstimatorConfiguration(maxDrift: 100e-6))
+        let result = try calibration(estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(0))))
+        let now = result.offset(at: result.time)
+        let later = result.offset(at: Fixture.at(3600.02))
+        // One hour at 100 ppm: 360 ms more on each side.
+        #expect(later.bounds.lower == now.bounds.lower - 360 * ms)
+        #expect(later.bounds.upper == now.bounds.upper + 360 * ms)
+    }
+
+    @Test func driftIsMeasuredAndCorrectedWithHonestResidualBounds() throws {
+        // The local clock runs 50 ppm fast: θ = server − local falls by 50 µs per second.
+        let drift = -50e-6
+        var estimator = IntersectionEstimator()
+        var generator = SeededGenerator(seed: 42)
+        var outcome = EstimatorOutcome.noSamples
+        for i in 0..<120 {
+            let t = Double(i) * 16
+            let forward = Int64(8 * Double(ms) + generator.nextExponential(mean: 3 * Double(ms)))
+            let backward = Int64(8 * Double(ms) + generator.nextExponential(mean: 3 * Double(ms)))
+            outcome = estimator.add(try Fixture.exchange(offset: Int64(drift * t * 1e9), at: Fixture.at(t), forward: forward, backward: backward))
+        }
+        let result = try calibration(outcome)
+        #expect(abs(result.rate.estimate - drift) < 2e-6)
+        #expect(result.rate.contains(drift))
+        #expect(result.rate.width > 0)
+        // Six hours later, without samples.
+        let t = 1904.0 + 6 * 3600
+        let truth = Int64(drift * t * 1e9)
+        let (estimate, bounds) = result.offset(at: Fixture.at(t))
+        #expect(bounds.contains(truth))
+        #expect(abs(estimate - truth) < 50 * ms)
+        // Without rate correction the error would be 1.08 s; with it the bounds are far tighter than
+        // the ±2.16 s the 100 ppm prior gives.
+        #expect(bounds.width < 1 * s)
+    }
+
+    @Test func aServerStepDropsTheContradictedSamples() throws {
+        var estimator = IntersectionEstimator()
+        for i in 0..<8 { _ = estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(Double(i) * 16))) }
+        // The server's clock is stepped by +2 s.
+        let result = try calibration(estimator.add(try Fixture.exchange(offset: 2 * s, at: Fixture.at(8 * 16))))
+        #expect(result.offset.contains(2 * s))
+        #expect(estimator.samples.count == 1)
+    }
+
+    @Test func sourcesThatFallSilentAreDropped() throws {
+        var estimator = IntersectionEstimator(EstimatorConfiguration(sourceTimeout: .seconds(600)))
+        _ = estimator.add(try Fixture.exchange("quiet", offset: 0, at: Fixture.at(0)))
+        _ = estimator.add(try Fixture.exchange("busy", offset: 0, at: Fixture.at(1)))
+        #expect(estimator.sources == ["busy", "quiet"])
+        _ = estimator.add(try Fixture.exchange("busy", offset: 0, at: Fixture.at(700)))
+        #expect(estimator.sources == ["busy"])
+    }
+
+    @Test func strategyNamesRoundTrip() {
+        for strategy in Strategy.all {
+            #expect(Strategy(name: strategy.name) == strategy)
+        }
+        #expect(Strategy(name: "median") == nil)
+        #expect(Strategy.all.map(\.name) == ["default", "latest", "lowest-delay", "ema"])
+    }
+}
+
+extension RateInterval {
+    func contains(_ rate: Double) -> Bool { lower <= rate && rate <= upper }
+}

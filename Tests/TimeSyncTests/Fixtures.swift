@@ -1,0 +1,30 @@
+import TimeSync
+
+/// Builders for test samples.
+enum Fixture {
+    static let second: Int64 = 1_000_000_000
+    static let millisecond: Int64 = 1_000_000
+
+    /// An exchange with a server whose clock reads `mono + offset`: the request leaves at `t1`, takes
+    /// `forward` ns to arrive, the server spends `processing` ns, the reply takes `backward` ns.
+    static func exchange(
+        _ source: String = "server", offset: Int64, at t1: MonotonicInstant,
+        forward: Int64 = 10 * millisecond, backward: Int64 = 10 * millisecond, processing: Int64 = 0
+    ) throws -> OffsetSample {
+        let t2 = t1.nanoseconds + forward + offset
+        let t4 = MonotonicInstant(nanoseconds: t1.nanoseconds + forward + processing + backward)
+        return try OffsetSample.exchange(
+            source: source, clientSend: t1, serverReceive: UnixTime(nanoseconds: t2),
+            serverTransmit: UnixTime(nanoseconds: t2 + processing), clientReceive: t4)
+    }
+
+    /// A monotonic instant `seconds` after a base instant.
+    static func at(_ seconds: Double, after base: MonotonicInstant = MonotonicInstant(nanoseconds: 1_000 * second)) -> MonotonicInstant {
+        MonotonicInstant(nanoseconds: base.nanoseconds + Int64(seconds * 1e9))
+    }
+
+    /// θ for a server ahead of the manual time base's wall clock by `seconds`, at the base's start.
+    static func offset(serverAheadOfWall seconds: Double, base: ManualTimeBase) -> Int64 {
+        base.wallNow().nanoseconds - base.monotonicNow().nanoseconds + Int64(seconds * 1e9)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+import TimeSync
+
+/// Collects warnings.
+final class Warnings: Sendable {
+    private let lock = NSLock()
+    nonisolated(unsafe) private var messages: [String] = []  // guarded by `lock`
+
+    func record(_ message: String) { lock.withLock { messages.append(message) } }
+    var all: [String] { lock.withLock { messages } }
+}
+
+@Suite struct PersistenceTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("timesync-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    var store: FileCalibrationStore { FileCalibrationStore(url: directory.appendingPathComponent("calibration.json")) }
+
+    func calibratedClock(_ base: ManualTimeBase) throws -> ServerClock {
+        let clock = ServerClock(timeBase: base, store: store)
+        for _ in 0..<4 {
+            clock.calibrate(with: try Fixture.exchange(offset: 42 * Fixture.second, at: base.monotonicNow()))
+            base.advance(by: .seconds(16))
+        }
+        return clock
+    }
+
+    @Test func aRestartRestoresTheCalibration() throws {
+        let base = ManualTimeBase()
+        let first = try calibratedClock(base)
+        let reading = first.reading()
+        // The app is relaunched in the same boot session: the monotonic clock went on.
+        base.advance(by: .seconds(30))
+        let warnings = Warnings()
+        let second = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        #expect(second.isSynchronized)
+        #expect(warnings.all.isEmpty)
+        #expect(second.calibration == first.calibration)
+        #expect(second.reading(at: reading.monotonicTime) == reading)
+    }
+
+    @Test func aRebootDiscardsTheStoredAnchor() throws {
+        let base = ManualTimeBase()
+        _ = try calibratedClock(base)
+        base.reboot(bootSessionID: "manual-boot-2")
+        let warnings = Warnings()
+        let clock = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        #expect(!clock.isSynchronized)
+        #expect(clock.now == base.wallNow())
+        #expect(warnings.all.count == 1)
+        #expect(warnings.all.first?.contains("another boot session") == true)
+    }
+
+    @Test(arguments: [
+        "not json at all",
+        "{\"version\": 1}",
+        "{\"version\": 99, \"bootSessionID\": \"manual-boot-1\", \"savedAt\": {\"nanoseconds\": 0}, \"strategy\": \"default\", \"samples\": []}",
+        // lower > upper: an impossible interval is rejected, not trusted.
+        """
+        {"version": 1, "bootSessionID": "manual-boot-1", "savedAt": {"nanoseconds": 0}, "strategy": "default",
+         "samples": [{"source": "s", "offset": {"lower": 10, "upper": 5}, "time": {"nanoseconds": 0}, "span": 0, "delay": 0}]}
+        """,
+        // Saved "in the future" of this boot's monotonic clock.
+        """
+        {"version": 1, "bootSessionID": "manual-boot-1", "savedAt": {"nanoseconds": 9000000000000000}, "strategy": "default", "samples": []}
+        """,
+    ])
+    func aCorruptStoreIsIgnoredWithAWarning(content: String) throws {
+        try Data(content.utf8).write(to: store.url)
+        let base = ManualTimeBase()
+        let warnings = Warnings()
+        let clock = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        #expect(!clock.isSynchronized)
+        #expect(warnings.all.count == 1)
+        // And the clock works normally afterwards, replacing the bad file.
+        clock.calibrate(with: try Fixture.exchange(offset: 0, at: base.monotonicNow()))
+        #expect(clock.isSynchronized)
+        base.advance(by: .seconds(1))  // past the reply's arrival
+        let restored = ServerClock(timeBase: base, store: store)
+        #expect(restored.isSynchronized)
+    }
+
+    @Test func resetClearsTheStore() throws {
+        let base = ManualTimeBase()
+        let clock = try calibratedClock(base)
+        #expect(try store.load() != nil)
+        clock.reset()
+        #expect(try store.load() == nil)
+        #expect(!ServerClock(timeBase: base, store: store).isSynchronized)
+    }
+
+    @Test func theFileIsVersionedJSONStampedWithTheBootSession() throws {
+        let base = ManualTimeBase()
+        _ = try calibratedClock(base)
+        let data = try #require(try store.load())
+        let persisted = try JSONDecoder().decode(PersistedCalibration.self, from: data)
+        #expect(persisted.version == PersistedCalibration.currentVersion)
+        #expect(persisted.bootSessionID == "manual-boot-1")
+        #expect(persisted.samples.count == 4)
+        #expect(persisted.strategy == "default")
+    }
+}

@@ -1,0 +1,51 @@
+import Testing
+import TimeSync
+
+@Suite struct SimulationTests {
+    @Test func theSameSeedGivesTheSameReport() {
+        let a = Simulation.run(.mobile, seed: 11)
+        let b = Simulation.run(.mobile, seed: 11)
+        let c = Simulation.run(.mobile, seed: 12)
+        #expect(a == b)
+        #expect(a != c)
+        #expect(a.strategies.map(\.name) == ["default", "latest", "lowest-delay", "ema", Simulation.wallClockBaseline])
+    }
+
+    /// The acceptance bar of the core: honest bounds everywhere, and on the hard scenarios a p99 error
+    /// at most half the best seed strategy's. The simulator is deterministic, so these are exact
+    /// regressions checks, not timing assertions.
+    @Test(arguments: ["lan", "wifi", "mobile", "asymmetric", "falsetickers", "offline-drift", "tamper"])
+    func defaultStrategyMeetsTheBar(name: String) throws {
+        let scenario = try #require(SimulationScenario.named(name))
+        let report = Simulation.run(scenario, seed: 7)
+        let ours = try #require(report.result("default"))
+        #expect(ours.coverage >= 0.999, "coverage \(ours.coverage)")
+        #expect(ours.readings > 0)
+        if ["mobile", "falsetickers", "offline-drift"].contains(name) {
+            let best = ["latest", "lowest-delay", "ema"].compactMap { report.result($0)?.p99Error }.min()!
+            #expect(ours.p99Error <= 0.5 * best, "p99 \(ours.p99Error) vs best seed strategy \(best)")
+        }
+    }
+
+    @Test func tamperingFoolsAWallClockAnchoredImplementationOnly() throws {
+        let report = Simulation.run(.tamper, seed: 7)
+        let ours = try #require(report.result("default"))
+        let wallAnchored = try #require(report.result(Simulation.wallClockBaseline))
+        #expect(ours.maxError < 0.1)
+        #expect(wallAnchored.maxError > 3000)  // it believed the +1 h / +1 day jumps until the next sample
+    }
+
+    @Test func falsetickersAreOutvoted() throws {
+        let report = Simulation.run(.falsetickers, seed: 3)
+        #expect(try #require(report.result("default")).maxError < 0.05)
+        #expect(try #require(report.result("latest")).maxError > 2)
+    }
+
+    @Test func everyScenarioDocumentsWhereItsNumbersComeFrom() {
+        for scenario in SimulationScenario.builtIn {
+            #expect(scenario.provenance.count > 100, "\(scenario.name)")
+            #expect(scenario.duration > 0 && scenario.pollInterval > 0)
+        }
+        #expect(SimulationScenario.named("nonexistent") == nil)
+    }
+}
