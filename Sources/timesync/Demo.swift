@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Synchronization
 import TimeSync
 
 /// `timesync demo`: a server whose clock is off, a device clock the user changes mid-run, and a
@@ -134,21 +133,24 @@ final class DemoServer: Sendable {
 
 /// A seeded generator behind a lock.
 final class LockedGenerator: Sendable {
-    private let state: Mutex<SeededGenerator>
+    private let lock = NSLock()
+    nonisolated(unsafe) private var generator: SeededGenerator  // guarded by `lock`
 
-    init(seed: UInt64) { state = Mutex(SeededGenerator(seed: seed)) }
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
     /// A one-way delay between 20 and 80 ms, skewed toward the low end.
     func delayMilliseconds() -> Int {
-        state.withLock { 20 + min(60, Int($0.nextExponential(mean: 12))) }
+        lock.withLock { 20 + min(60, Int(generator.nextExponential(mean: 12))) }
     }
 }
 
 /// An integer behind a lock.
 final class LockedInt64: Sendable {
-    private let state = Mutex<Int64>(0)
-    var value: Int64 { state.withLock { $0 } }
-    func add(_ amount: Int64) { state.withLock { $0 += amount } }
+    private let lock = NSLock()
+    nonisolated(unsafe) private var stored: Int64 = 0  // guarded by `lock`
+
+    var value: Int64 { lock.withLock { stored } }
+    func add(_ amount: Int64) { lock.withLock { stored += amount } }
 }
 
 /// A duration in a readable unit, optionally with its sign.

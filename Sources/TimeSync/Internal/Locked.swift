@@ -24,9 +24,9 @@ final class Locked<State: Sendable>: Sendable {
     }
 
     /// Runs `body` with exclusive access to the state.
-    func withLock<R: Sendable>(_ body: (inout sending State) throws -> sending R) rethrows -> R {
+    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         #if canImport(Darwin)
-        return try lock.withLock { try body(&$0) }
+        return try lock.withLockUnchecked { try body(&$0) }
         #else
         return try mutex.withLock { try body(&$0) }
         #endif
