@@ -113,7 +113,7 @@ public final class ServerClock: Clock, Sendable {
         let monotonic = monotonicNow()
         let published = self.published.load()
         if published.status == .unsynchronized { return timeBase.wallNow() }
-        return UnixTime(nanoseconds: monotonic.nanoseconds &+ published.model.offset(at: monotonic).estimate)
+        return UnixTime(nanoseconds: monotonic.nanoseconds &+ published.model.estimate(at: monotonic))
     }
 
     /// The server time now with its bounds, status and calibration age.

@@ -165,3 +165,24 @@ import TimeSync
 extension RateInterval {
     func contains(_ rate: Double) -> Bool { lower <= rate && rate <= upper }
 }
+
+@Suite struct OffsetModelTests {
+    /// The fast estimate of `ServerClock.now` equals the clamped estimate of `reading()` from the anchor
+    /// on, for any valid model.
+    @Test func fastEstimateNeedsNoClamping() throws {
+        var generator = SeededGenerator(seed: 99)
+        for _ in 0..<2_000 {
+            let lower = Int64(generator.nextUnit() * 2e9) - 1_000_000_000
+            let width = Int64(generator.nextUnit() * 1e8)
+            let offset = try OffsetInterval(lower: lower, upper: lower + width)
+            let estimate = lower + Int64(generator.nextUnit() * Double(width))
+            let rateLower = (generator.nextUnit() - 0.5) * 2e-4
+            let rate = RateInterval(lower: rateLower, upper: rateLower + generator.nextUnit() * 1e-4, estimate: rateLower + generator.nextUnit() * 1e-4)
+            let model = OffsetModel(time: Fixture.at(0), offset: offset, estimate: estimate, rate: rate)
+            let later = Fixture.at(generator.nextUnit() * 1e6)
+            let (clamped, bounds) = model.offset(at: later)
+            #expect(model.estimate(at: later) == clamped)
+            #expect(bounds.contains(clamped))
+        }
+    }
+}
