@@ -20,18 +20,22 @@ struct Simulate: ParsableCommand {
     @Flag(help: "Print JSON.")
     var json = false
 
+    @Option(help: "With --json: include about this many (time, error) points per strategy, for charts.")
+    var series: Int = 0
+
     func validate() throws {
         guard scenario == "all" || SimulationScenario.named(scenario) != nil else {
             throw ValidationError(
                 "unknown scenario '\(scenario)'; choose one of: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")), all")
         }
         guard alpha > 0, alpha <= 1 else { throw ValidationError("--alpha must be in (0, 1]") }
+        guard (0...100_000).contains(series) else { throw ValidationError("--series must be between 0 and 100000") }
     }
 
     func run() throws {
         let scenarios = scenario == "all" ? SimulationScenario.builtIn : [SimulationScenario.named(scenario)!]
-        let strategies: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: alpha)]
-        let reports = scenarios.map { Simulation.run($0, seed: seed, strategies: strategies) }
+        let strategies: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: alpha), .kronos, .timesyncJS]
+        let reports = scenarios.map { Simulation.run($0, seed: seed, strategies: strategies, seriesPoints: json ? series : 0) }
         if json {
             print(try scenario == "all" ? jsonString(reports) : jsonString(reports[0]))
             return

@@ -10,17 +10,26 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
     /// An exponential moving average of sample midpoints (seed 002, ServerSync) with weight `alpha`
     /// for the newest sample.
     case ema(alpha: Double)
+    /// Kronos-style, for comparison: the median across servers of each server's lowest-delay sample.
+    case kronos
+    /// timesync.js-style, for comparison: the mean of recent samples within one standard deviation.
+    case timesyncJS
 
-    /// Every strategy, with the EMA at its default weight, in report order.
+    /// TimeSync's strategy and the seed documents' ones, with the EMA at its default weight.
     public static let all: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: EMAEstimator.defaultAlpha)]
+    /// ``all`` plus the strategies of other libraries, for comparison.
+    public static let comparison: [Strategy] = all + [.kronos, .timesyncJS]
 
-    /// The name used by the CLI and its JSON: `default`, `latest`, `lowest-delay`, `ema`.
+    /// The name used by the CLI and its JSON: `default`, `latest`, `lowest-delay`, `ema`, `kronos`,
+    /// `timesync-js`.
     public var name: String {
         switch self {
         case .intersection: "default"
         case .latest: "latest"
         case .lowestDelay: "lowest-delay"
         case .ema: "ema"
+        case .kronos: "kronos"
+        case .timesyncJS: "timesync-js"
         }
     }
 
@@ -33,6 +42,8 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
         case "latest": self = .latest
         case "lowest-delay": self = .lowestDelay
         case "ema": self = .ema(alpha: alpha)
+        case "kronos": self = .kronos
+        case "timesync-js": self = .timesyncJS
         default: return nil
         }
     }
@@ -44,6 +55,8 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
         case .latest: LatestEstimator(configuration)
         case .lowestDelay: LowestDelayEstimator(configuration)
         case .ema(let alpha): EMAEstimator(configuration, alpha: alpha)
+        case .kronos: KronosEstimator(configuration)
+        case .timesyncJS: TimesyncJSEstimator(configuration)
         }
     }
 }

@@ -16,17 +16,22 @@ public enum Simulation {
     ///   - seed: The random seed; the same seed gives the same report.
     ///   - strategies: The strategies to compare (default: all).
     ///   - configuration: The estimators' settings.
+    ///   - seriesPoints: When above zero, each result also carries about this many (time, error)
+    ///     points, for charts.
     /// - Returns: Error and coverage figures per strategy.
     /// - Complexity: O(samples · window² + readings · strategies).
     public static func run(
         _ scenario: SimulationScenario, seed: UInt64, strategies: [Strategy] = Strategy.all,
-        configuration: EstimatorConfiguration = .init()
+        configuration: EstimatorConfiguration = .init(), seriesPoints: Int = 0
     ) -> SimulationReport {
         let world = World(scenario: scenario)
         let samples = world.samples(seed: seed)
         var estimators = strategies.map { $0.makeEstimator(configuration) }
         var calibrations = [Calibration?](repeating: nil, count: strategies.count)
         var statistics = [ErrorStatistics](repeating: ErrorStatistics(), count: strategies.count + 1)
+        let readingCount = Int(scenario.duration / scenario.readingInterval)
+        let seriesStride = seriesPoints > 0 ? max(1, readingCount / seriesPoints) : 0
+        var readingIndex = 0
         var wallBaseline: (wallOffset: Int64, halfWidth: Int64)?
         var next = 0
         var t = scenario.readingInterval
@@ -58,7 +63,11 @@ public enum Simulation {
                 }
                 let (estimate, bounds) = calibration.offset(at: monotonic)
                 statistics[index].add(error: Double(estimate - truth) / 1e9, covered: bounds.contains(truth))
+                if seriesStride > 0 && readingIndex % seriesStride == 0 {
+                    statistics[index].series.append(SeriesPoint(time: t, error: Double(estimate - truth) / 1e9))
+                }
             }
+            readingIndex += 1
             if let wallBaseline {
                 let wall = world.wall(at: t).nanoseconds
                 let estimate = wall + wallBaseline.wallOffset - monotonic.nanoseconds
@@ -73,7 +82,7 @@ public enum Simulation {
         results.append(statistics[strategies.count].result(name: wallClockBaseline))
         return SimulationReport(
             scenario: scenario.name, seed: seed, samples: samples.count,
-            readings: Int(scenario.duration / scenario.readingInterval), strategies: results)
+            readings: readingCount, strategies: results)
     }
 
     /// The simulated world's clocks.
@@ -135,6 +144,7 @@ struct ErrorStatistics {
     var errors: [Double] = []
     var covered = 0
     var unsynchronized = 0
+    var series: [SeriesPoint] = []
 
     mutating func add(error: Double, covered isCovered: Bool) {
         errors.append(abs(error))
@@ -152,7 +162,7 @@ struct ErrorStatistics {
         return StrategyResult(
             name: name, medianError: quantile(0.5), p99Error: quantile(0.99), maxError: sorted.last ?? .nan,
             coverage: sorted.isEmpty ? .nan : Double(covered) / Double(sorted.count),
-            readings: sorted.count, unsynchronizedReadings: unsynchronized)
+            readings: sorted.count, unsynchronizedReadings: unsynchronized, series: series.isEmpty ? nil : series)
     }
 }
 
@@ -172,6 +182,16 @@ public struct StrategyResult: Sendable, Hashable, Codable {
     public var readings: Int
     /// How many readings had no calibration (before the first sample, or no majority).
     public var unsynchronizedReadings: Int
+    /// Signed errors over the run, when asked for.
+    public var series: [SeriesPoint]?
+}
+
+/// One point of an error series.
+public struct SeriesPoint: Sendable, Hashable, Codable {
+    /// Seconds into the run.
+    public var time: Double
+    /// Estimate − truth, in seconds.
+    public var error: Double
 }
 
 /// What ``Simulation/run(_:seed:strategies:configuration:)`` measured.

@@ -42,6 +42,27 @@ import TimeSync
         #expect(result.estimate == 75 * ms)
     }
 
+    @Test func kronosTakesTheMedianOfEachServersFastestSample() throws {
+        var estimator = KronosEstimator()
+        var outcome = EstimatorOutcome.noSamples
+        for (name, offset) in [("a", Int64(0)), ("b", 40 * ms), ("c", 10 * s)] {
+            // Each server: a slow sample pulled off by 100 ms, then a fast one.
+            _ = estimator.add(try Fixture.exchange(name, offset: offset, at: Fixture.at(0), forward: 210 * ms, backward: 10 * ms))
+            outcome = estimator.add(try Fixture.exchange(name, offset: offset, at: Fixture.at(1), forward: 1 * ms, backward: 1 * ms))
+        }
+        #expect(try calibration(outcome).estimate == 40 * ms)
+    }
+
+    @Test func timesyncJSAveragesTheSamplesWithinOneDeviation() throws {
+        var estimator = TimesyncJSEstimator()
+        var outcome = EstimatorOutcome.noSamples
+        for (index, offset) in [Int64(10), 12, 8, 10, 500].enumerated() {
+            outcome = estimator.add(try Fixture.exchange(offset: offset * ms, at: Fixture.at(Double(index))))
+        }
+        // The 500 ms outlier is more than one deviation from the mean: (10 + 12 + 8 + 10) / 4.
+        #expect(try calibration(outcome).estimate == 10 * ms)
+    }
+
     @Test func intersectionIsTighterThanAnySample() throws {
         var estimator = IntersectionEstimator()
         var outcome = EstimatorOutcome.noSamples
@@ -159,6 +180,7 @@ import TimeSync
         }
         #expect(Strategy(name: "median") == nil)
         #expect(Strategy.all.map(\.name) == ["default", "latest", "lowest-delay", "ema"])
+        for strategy in Strategy.comparison { #expect(Strategy(name: strategy.name) == strategy) }
     }
 }
 

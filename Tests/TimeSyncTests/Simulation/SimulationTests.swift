@@ -9,6 +9,9 @@ import TimeSync
         #expect(a == b)
         #expect(a != c)
         #expect(a.strategies.map(\.name) == ["default", "latest", "lowest-delay", "ema", Simulation.wallClockBaseline])
+        let peers = Simulation.run(.lan, seed: 1, strategies: Strategy.comparison, seriesPoints: 100)
+        #expect(peers.strategies.map(\.name) == ["default", "latest", "lowest-delay", "ema", "kronos", "timesync-js", Simulation.wallClockBaseline])
+        #expect(peers.result("default")?.series?.count == 100)
     }
 
     /// The acceptance bar of the core: honest bounds everywhere, and on the hard scenarios a p99 error
