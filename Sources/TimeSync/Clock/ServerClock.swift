@@ -111,9 +111,13 @@ public final class ServerClock: Clock, Sendable {
     /// - Complexity: O(1): one monotonic clock read, no allocation, no lock on Linux.
     public var now: UnixTime {
         let monotonic = monotonicNow()
-        let published = self.published.load()
+        let published = self.published.loadEstimate()
         if published.status == .unsynchronized { return timeBase.wallNow() }
-        return UnixTime(nanoseconds: monotonic.nanoseconds &+ published.model.estimate(at: monotonic))
+        // |rate| ≤ the drift prior and elapsed < 2⁶³ ns keep the product far inside Int64.
+        if let offset = published.offset(at: monotonic.nanoseconds) {
+            return UnixTime(nanoseconds: monotonic.nanoseconds &+ offset)
+        }
+        return reading(at: monotonic).serverTime  // before the anchor: the clamped slow path
     }
 
     /// The server time now with its bounds, status and calibration age.

@@ -63,7 +63,7 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
 
 /// Settings shared by the estimators.
 public struct EstimatorConfiguration: Sendable, Hashable, Codable {
-    /// The largest frequency error the local monotonic clock may have, dimensionless. Bounds widen at
+    /// The largest frequency error the local monotonic clock may have, dimensionless (at most 1 %). Bounds widen at
     /// this rate until the rate itself is measured. Default 100 ppm (1e-4), the usual bound for a
     /// quartz oscillator over temperature (and NTP's `PHI` is 15 ppm for a disciplined clock).
     public var maxDrift: Double = 100e-6
@@ -78,8 +78,10 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
 
     /// Creates a configuration.
     public init(maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600)) {
-        self.maxDrift = abs(maxDrift)
-        self.rateWander = abs(rateWander)
+        // A clock off by more than 1 % is broken, not drifting; the cap also keeps rate × elapsed
+        // arithmetic far inside Int64.
+        self.maxDrift = maxDrift.isFinite ? min(abs(maxDrift), 0.01) : 100e-6
+        self.rateWander = rateWander.isFinite ? min(abs(rateWander), 0.01) : 2e-6
         self.windowSize = max(1, windowSize)
         self.sourceTimeout = sourceTimeout
     }

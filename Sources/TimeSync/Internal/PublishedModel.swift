@@ -14,6 +14,22 @@ struct PublishedModel: Sendable, Equatable {
         model: OffsetModel(time: MonotonicInstant(nanoseconds: 0), offset: OffsetInterval(exactly: 0), estimate: 0, rate: .symmetric(0)))
 }
 
+/// The part of ``PublishedModel`` that the estimate needs.
+struct PublishedEstimate {
+    var status: SynchronizationStatus
+    var anchor: Int64
+    var estimate: Int64
+    var rate: Double
+
+    /// θ at a monotonic reading at or after the anchor (see ``OffsetModel/estimate(at:)``).
+    @inline(__always)
+    func offset(at monotonic: Int64) -> Int64? {
+        let elapsed = monotonic &- anchor
+        guard elapsed >= 0 else { return nil }
+        return estimate &+ Int64(rate * Double(elapsed))
+    }
+}
+
 #if canImport(Darwin)
 /// Apple platforms before iOS 18 / macOS 15 have no standard atomics: readers take an unfair lock
 /// (uncontended in practice: a handful of loads under it).
@@ -26,6 +42,13 @@ final class PublishedModelCell: Sendable {
     func load() -> PublishedModel { lock.withLock { $0 } }
 
     func store(_ value: PublishedModel) { lock.withLock { $0 = value } }
+
+    @inline(__always)
+    func loadEstimate() -> PublishedEstimate {
+        let value = load()
+        return PublishedEstimate(
+            status: value.status, anchor: value.model.time.nanoseconds, estimate: value.model.estimate, rate: value.model.rate.estimate)
+    }
 }
 #else
 /// A sequence lock: readers never block and never write shared memory, so concurrent readers scale
@@ -69,6 +92,24 @@ final class PublishedModelCell: Sendable {
                     rate: RateInterval(
                         trustedLower: Double(bitPattern: rateLower), upper: Double(bitPattern: rateUpper),
                         estimate: Double(bitPattern: rateEstimate))))
+        }
+    }
+
+    /// Only what ``ServerClock/now`` needs: four loads instead of eight.
+    @inline(__always)
+    func loadEstimate() -> PublishedEstimate {
+        while true {
+            let before = sequence.load(ordering: .acquiring)
+            let status = self.status.load(ordering: .relaxed)
+            let anchor = self.anchor.load(ordering: .relaxed)
+            let estimate = self.estimate.load(ordering: .relaxed)
+            let rate = self.rateEstimate.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            let after = sequence.load(ordering: .relaxed)
+            guard before == after, before & 1 == 0 else { continue }
+            return PublishedEstimate(
+                status: SynchronizationStatus(rawValue: status) ?? .unsynchronized, anchor: anchor, estimate: estimate,
+                rate: Double(bitPattern: rate))
         }
     }
 

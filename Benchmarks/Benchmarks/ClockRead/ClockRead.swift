@@ -1,0 +1,105 @@
+// The cost of reading the clock: ServerClock.now against the raw monotonic read it is built on,
+// ContinuousClock.now and Date(), in one run; allocations counted; one and two threads.
+import Benchmark
+import Foundation
+import TimeSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A synchronized clock on the system time base, as an app would have it.
+let calibratedClock: ServerClock = {
+    let clock = ServerClock()
+    let t1 = clock.timeBase.monotonicNow()
+    let wall = clock.timeBase.wallNow()
+    let t4 = clock.timeBase.monotonicNow()
+    let server = wall.advanced(by: .seconds(90))
+    // Two samples 10 ms apart so the estimator measures a rate, as in real use.
+    clock.calibrate(with: try! OffsetSample.exchange(
+        source: "bench", clientSend: t1.advanced(by: .milliseconds(-20)), serverReceive: server,
+        serverTransmit: server, clientReceive: t4))
+    clock.calibrate(with: try! OffsetSample.exchange(
+        source: "bench", clientSend: t1, serverReceive: server.advanced(by: .milliseconds(20)),
+        serverTransmit: server.advanced(by: .milliseconds(20)), clientReceive: t4.advanced(by: .milliseconds(20))))
+    precondition(clock.isSynchronized)
+    return clock
+}()
+
+@inline(never)
+func rawBootTime() -> Int64 {
+    var ts = timespec()
+    #if canImport(Darwin)
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts)
+    #else
+    clock_gettime(CLOCK_BOOTTIME, &ts)
+    #endif
+    return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
+}
+
+/// Reads `reads` times on each of `threads` threads at once; returns when all are done.
+func readConcurrently(threads: Int, reads: Int, _ read: @escaping @Sendable () -> Void) {
+    let group = DispatchGroup()
+    for _ in 0..<threads {
+        group.enter()
+        Thread {
+            for _ in 0..<reads { read() }
+            group.leave()
+        }.start()
+    }
+    group.wait()
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .instructions],
+        warmupIterations: 10,
+        scalingFactor: .mega,
+        maxDuration: .seconds(3),
+        maxIterations: 20)
+
+    let clock = calibratedClock
+
+    Benchmark("raw clock_gettime(CLOCK_BOOTTIME)") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(rawBootTime()) }
+    }
+    Benchmark("ContinuousClock.now") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(ContinuousClock.now) }
+    }
+    Benchmark("Date()") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(Date()) }
+    }
+    Benchmark("ServerClock.now") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(clock.now) }
+    }
+    Benchmark("ServerClock.reading()") { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(clock.reading()) }
+    }
+
+    // Threads: the same total work (one million reads per thread) on one and on two threads; two
+    // threads should take about as long as one if readers never contend.
+    let threaded = Benchmark.Configuration(
+        metrics: [.wallClock, .throughput], warmupIterations: 2, scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 10)
+    Benchmark("ServerClock.now, 1 thread x 1M reads", configuration: threaded) { benchmark in
+        for _ in benchmark.scaledIterations {
+            readConcurrently(threads: 1, reads: 1_000_000) { blackHole(clock.now) }
+        }
+    }
+    Benchmark("ServerClock.now, 2 threads x 1M reads", configuration: threaded) { benchmark in
+        for _ in benchmark.scaledIterations {
+            readConcurrently(threads: 2, reads: 1_000_000) { blackHole(clock.now) }
+        }
+    }
+    Benchmark("raw clock_gettime, 1 thread x 1M reads", configuration: threaded) { benchmark in
+        for _ in benchmark.scaledIterations {
+            readConcurrently(threads: 1, reads: 1_000_000) { blackHole(rawBootTime()) }
+        }
+    }
+    Benchmark("raw clock_gettime, 2 threads x 1M reads", configuration: threaded) { benchmark in
+        for _ in benchmark.scaledIterations {
+            readConcurrently(threads: 2, reads: 1_000_000) { blackHole(rawBootTime()) }
+        }
+    }
+}
