@@ -125,6 +125,9 @@ extension SimulationScenario {
     /// A built-in scenario by name.
     public static func named(_ name: String) -> SimulationScenario? { builtIn.first { $0.name == name } }
 
+    /// One direction of the home Wi-Fi path shared by `wifi`, `offline-drift`, `tamper` and `server-step`.
+    static let wifiDelay = DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3)
+
     /// Wired LAN to your own server.
     public static let lan = SimulationScenario(
         name: "lan",
@@ -149,8 +152,7 @@ extension SimulationScenario {
             ppm). One own server polled every 16 s.
             """,
         duration: 7200, pollInterval: 16,
-        forward: DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3),
-        backward: DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3),
+        forward: wifiDelay, backward: wifiDelay,
         loss: 0.005, localDrift: 10e-6, servers: [SimulatedServer(name: "wifi-server")])
 
     /// A phone on LTE: long, variable delays with large spikes and loss.
@@ -212,8 +214,7 @@ extension SimulationScenario {
             while online; readings every 10 s.
             """,
         duration: 25200, readingInterval: 10, pollInterval: 16,
-        forward: DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3),
-        backward: DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3),
+        forward: wifiDelay, backward: wifiDelay,
         loss: 0.005, localDrift: 50e-6, servers: [SimulatedServer(name: "wifi-server")],
         offline: [1800...23400])
 
@@ -227,8 +228,7 @@ extension SimulationScenario {
             a wall-clock anchored implementation (seed 001 as published) does. Oscillator 10 ppm.
             """,
         duration: 3600, pollInterval: 16,
-        forward: DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3),
-        backward: DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3),
+        forward: wifiDelay, backward: wifiDelay,
         loss: 0.005, localDrift: 10e-6, servers: [SimulatedServer(name: "wifi-server")],
         wallClockJumps: [
             ClockStep(at: 600, by: 3600), ClockStep(at: 1200, by: -3600),
@@ -245,8 +245,7 @@ extension SimulationScenario {
             is how fast each follows.
             """,
         duration: 7200, pollInterval: 16,
-        forward: DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3),
-        backward: DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3),
+        forward: wifiDelay, backward: wifiDelay,
         loss: 0.005, localDrift: 10e-6,
         servers: [SimulatedServer(name: "wifi-server", steps: [ClockStep(at: 3600, by: 2)])])
 }
