@@ -311,9 +311,9 @@ public final class ServerClock: Clock, Sendable {
     }
 
     deinit {
-        state.withLock { state in
-            for continuation in state.subscribers.values { continuation.finish() }
-        }
+        // Finish outside the lock: finishing runs the streams' termination handlers.
+        let subscribers = state.withLock { $0.subscribers.values }
+        for continuation in subscribers { continuation.finish() }
     }
 
     // MARK: Sleeping

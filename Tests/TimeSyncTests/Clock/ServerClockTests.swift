@@ -258,3 +258,14 @@ import TimeSync
         #expect(clock.minimumResolution == .nanoseconds(1))
     }
 }
+
+@Suite struct ServerClockLifetimeTests {
+    @Test func eventStreamsEndWhenTheClockGoes() async throws {
+        var clock: ServerClock? = ServerClock(timeBase: ManualTimeBase())
+        let events = clock!.events()
+        clock = nil
+        var count = 0
+        for await _ in events { count += 1 }
+        #expect(count == 0)
+    }
+}

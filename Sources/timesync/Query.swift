@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+
+/// `timesync query URL`: measure one server's clock against this machine's, like `sntp` / `ntpdig`.
+struct Query: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure a server's clock: ntp://HOST[:PORT] or http(s)://HOST[:PORT][/PATH].",
+        discussion: """
+            Prints the offset (server − this machine's wall clock, positive when the server is ahead), its \
+            error bound, the delay and the samples used. HTTP servers are measured with the precise \
+            TimeSync header when they send it, else with their Date header.
+            """)
+
+    @Argument(help: "The server: ntp://HOST[:PORT], http://HOST[:PORT][/PATH] or https://…")
+    var url: String
+
+    @Option(help: "How many exchanges to make (1-64).")
+    var samples: Int = 4
+
+    @Option(help: "Seconds to wait for each NTP reply.")
+    var timeout: Double = 2
+
+    @Flag(help: "HTTP: use the Date header even when the server sends the precise header.")
+    var dateOnly = false
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        guard (1...64).contains(samples) else { throw ValidationError("--samples must be between 1 and 64") }
+        guard timeout.isFinite, timeout > 0, timeout <= 60 else { throw ValidationError("--timeout must be in (0, 60] seconds") }
+        let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        guard ["ntp", "http", "https"].contains(scheme), url.contains("://") else {
+            throw ValidationError("'\(url)' is not an ntp://, http:// or https:// URL")
+        }
+        if dateOnly, scheme == "ntp" { throw ValidationError("--date-only applies to http(s) URLs") }
+    }
+
+    func run() async throws {
+        if url.lowercased().hasPrefix("ntp://") {
+            print(try await runNTPQuery(url: url, samples: samples, timeout: timeout, json: json))
+        } else {
+            print(try await runHTTPQuery(url: url, samples: samples, dateOnly: dateOnly, json: json))
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `timesync serve`: an SNTP server and/or an HTTP `/time` endpoint with the timestamp middleware, in
+/// one process, until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve time: SNTP (--ntp HOST:PORT) and/or HTTP /time with the timestamp header (--http HOST:PORT).")
+
+    @Option(help: "Serve SNTP on this UDP address, e.g. 127.0.0.1:12300 or [::1]:123.")
+    var ntp: String?
+
+    @Option(help: "Serve HTTP /time and the timestamp header on this TCP address, e.g. 127.0.0.1:8080.")
+    var http: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        guard ntp != nil || http != nil else { throw ValidationError("give --ntp HOST:PORT, --http HOST:PORT, or both") }
+        if let ntp, parseHTTPAddress(ntp) == nil { throw ValidationError("--ntp: '\(ntp)' is not HOST:PORT") }
+        if let http, parseHTTPAddress(http) == nil { throw ValidationError("--http: '\(http)' is not HOST:PORT") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "timesync.serve")
+        var services: [any Service] = []
+        if let ntp, let address = parseHTTPAddress(ntp) {
+            services.append(try makeNTPServerService(host: address.host, port: address.port, logger: logger))
+        }
+        if let http, let address = parseHTTPAddress(http) {
+            services.append(try makeHTTPServerService(host: address.host, port: address.port, logger: logger))
+        }
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
