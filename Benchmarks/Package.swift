@@ -11,6 +11,8 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
+        // The SNTP load generator: the same settings against our server and chronyd.
+        .executableTarget(name: "ntp-load", path: "Tools/ntp-load"),
         .executableTarget(
             name: "ClockRead",
             dependencies: [

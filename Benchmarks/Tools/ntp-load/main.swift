@@ -1,0 +1,173 @@
+// ntp-load: offers SNTP client requests at rising rates to one server and reports, per rate, the
+// answered requests per second and the reply latency (p50/p99). The same generator and settings are
+// used against every server under test, so the figures compare side by side.
+//
+//   ntp-load --host 127.0.0.1 --port 12300 --rates 5000,10000,20000 --seconds 2 [--json]
+//
+// Each request's transmit timestamp carries the send instant (monotonic ns); a server echoes it as the
+// origin timestamp, so the latency is computed from the reply alone, with no shared state.
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct Options {
+    var host = "127.0.0.1"
+    var port: UInt16 = 123
+    var rates: [Int] = [5_000, 10_000, 20_000, 40_000, 80_000]
+    var seconds = 2.0
+    var json = false
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            func value() throws -> String {
+                guard let v = iterator.next() else { throw UsageError("\(argument) needs a value") }
+                return v
+            }
+            switch argument {
+            case "--host": host = try value()
+            case "--port":
+                guard let p = UInt16(try value()) else { throw UsageError("--port takes 0-65535") }
+                port = p
+            case "--rates":
+                rates = try value().split(separator: ",").map {
+                    guard let r = Int($0), r > 0 else { throw UsageError("--rates takes positive integers") }
+                    return r
+                }
+            case "--seconds":
+                guard let s = Double(try value()), s > 0, s <= 60 else { throw UsageError("--seconds takes (0, 60]") }
+                seconds = s
+            case "--json": json = true
+            default: throw UsageError("unknown argument \(argument)")
+            }
+        }
+    }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct StepResult: Encodable {
+    var offeredRate: Int
+    var sent: Int
+    var answered: Int
+    var answeredRate: Double
+    var p50LatencyMicroseconds: Double?
+    var p99LatencyMicroseconds: Double?
+}
+
+func monotonicNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
+func openSocket(host: String, port: UInt16) throws -> Int32 {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw UsageError("--host must be an IPv4 address") }
+    #if canImport(Glibc)
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    #else
+    let fd = socket(AF_INET, SOCK_DGRAM, 0)
+    #endif
+    guard fd >= 0 else { throw UsageError("socket() failed") }
+    var size: Int32 = 8 << 20
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw UsageError("connect() failed") }
+    return fd
+}
+
+/// Runs one rate step: sends for `seconds`, collects replies until half a second after the last send.
+func step(fd: Int32, rate: Int, seconds: Double) -> StepResult {
+    let total = Int(Double(rate) * seconds)
+    let start = monotonicNanoseconds()
+    let sendEnd = start + Int64(seconds * 1e9)
+    // The receiver publishes its result through a box the main thread reads after the semaphore.
+    let done = DispatchSemaphore(value: 0)
+    let box = LatencyBox()
+    Thread {
+        var latencies: [Int64] = []
+        latencies.reserveCapacity(total)
+        var buffer = [UInt8](repeating: 0, count: 512)
+        while monotonicNanoseconds() < sendEnd + 500_000_000 {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, 512, 0) }
+            let now = monotonicNanoseconds()
+            guard n >= 48, buffer[0] & 0x7 == 4 else { continue }
+            var origin: UInt64 = 0
+            for i in 24..<32 { origin = origin << 8 | UInt64(buffer[i]) }
+            let sent = Int64(bitPattern: origin)
+            if sent >= start && sent <= now { latencies.append(now - sent) }
+        }
+        box.latencies = latencies
+        done.signal()
+    }.start()
+    var packet = [UInt8](repeating: 0, count: 48)
+    packet[0] = 0x23  // LI 0, version 4, mode 3 (client)
+    var sent = 0
+    while sent < total {
+        let now = monotonicNanoseconds()
+        let due = min(total, Int(Double(now - start) / 1e9 * Double(rate)) + 1)
+        while sent < due {
+            let stamp = UInt64(bitPattern: monotonicNanoseconds())
+            for i in 0..<8 { packet[40 + i] = UInt8(truncatingIfNeeded: stamp >> (56 - 8 * UInt64(i))) }
+            _ = packet.withUnsafeBytes { send(fd, $0.baseAddress, 48, 0) }
+            sent += 1
+        }
+        if sent < total { usleep(50) }
+    }
+    done.wait()
+    let sorted = box.latencies.sorted()
+    func percentile(_ q: Double) -> Double? {
+        guard !sorted.isEmpty else { return nil }
+        let rank = max(1, Int((q * Double(sorted.count)).rounded(.up)))
+        return Double(sorted[min(rank, sorted.count) - 1]) / 1_000
+    }
+    return StepResult(
+        offeredRate: rate, sent: sent, answered: sorted.count, answeredRate: Double(sorted.count) / seconds,
+        p50LatencyMicroseconds: percentile(0.5), p99LatencyMicroseconds: percentile(0.99))
+}
+
+/// Written by the receiver thread before it signals, read by the main thread after waiting.
+final class LatencyBox: @unchecked Sendable {
+    // Safe: one write before `done.signal()`, one read after `done.wait()` (the semaphore orders them).
+    var latencies: [Int64] = []
+}
+
+do {
+    let options = try Options(CommandLine.arguments)
+    let fd = try openSocket(host: options.host, port: options.port)
+    defer { close(fd) }
+    var results: [StepResult] = []
+    for rate in options.rates {
+        let result = step(fd: fd, rate: rate, seconds: options.seconds)
+        results.append(result)
+        if !options.json {
+            print(String(
+                format: "offered %7d/s  answered %9.0f/s  p50 %8.1f µs  p99 %8.1f µs", rate, result.answeredRate,
+                result.p50LatencyMicroseconds ?? .nan, result.p99LatencyMicroseconds ?? .nan))
+        }
+        usleep(300_000)
+    }
+    if options.json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(results), as: UTF8.self))
+    }
+} catch {
+    FileHandle.standardError.write(Data("ntp-load: \(error)\n".utf8))
+    exit(2)
+}
