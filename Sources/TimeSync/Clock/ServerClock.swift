@@ -193,7 +193,9 @@ public final class ServerClock: Clock, Sendable {
         checkWallClock()
     }
 
-    /// Stops using a source (it is gone, or asked not to be used: NTP `DENY`/`RSTR`).
+    /// Stops using a source (it is gone, or asked not to be used: NTP `DENY`/`RSTR`). Its samples no
+    /// longer count; when it was the last source, the last calibration keeps aging until new samples
+    /// come.
     public func removeSource(_ source: String) {
         update { $0.removeSource(source) }
     }
@@ -243,9 +245,9 @@ public final class ServerClock: Clock, Sendable {
                 }
                 state.emit(.noMajority(sources: sources, largestAgreeing: agreeing))
             case .noSamples:
-                state.calibration = nil
-                state.status = .unsynchronized
-                published.store(.unsynchronized)
+                // Every source is gone (removed, or asked not to be used): the last calibration still
+                // holds, aging honestly, until new samples come or the clock is reset.
+                break
             }
             for source in lost.sorted() { state.emit(.sourceLost(source)) }
             Self.wake(&state)

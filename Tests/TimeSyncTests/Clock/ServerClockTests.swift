@@ -140,6 +140,20 @@ import TimeSync
         #expect(clock.reading() == before)
     }
 
+    @Test func removingTheLastSourceKeepsTheLastCalibrationAging() throws {
+        let base = ManualTimeBase()
+        let clock = ServerClock(timeBase: base)
+        clock.calibrate(with: try Fixture.exchange("a", offset: 3 * s, at: base.monotonicNow()))
+        let calibration = clock.calibration
+        clock.removeSource("a")
+        #expect(clock.isSynchronized)
+        #expect(clock.calibration == calibration)
+        // A new source starts afresh: the removed one's samples no longer count.
+        base.advance(by: .seconds(1))
+        clock.calibrate(with: try Fixture.exchange("b", offset: 3 * s, at: base.monotonicNow()))
+        #expect(clock.calibration?.sources == ["b"])
+    }
+
     @Test func resetReturnsToDeviceTime() throws {
         let base = ManualTimeBase()
         let clock = ServerClock(timeBase: base)
