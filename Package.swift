@@ -59,10 +59,13 @@ let package = Package(
             name: "timesync",
             dependencies: [
                 "TimeSync",
+                "TimeSyncNTP",
+                "TimeSyncHTTP",
+                "TimeSyncHummingbird",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            // Transport helpers are wired in once their libraries land.
-            exclude: ["QueryHTTP.swift", "ServeHTTP.swift", "QueryNTP.swift", "ServeNTP.swift", "Query.swift", "Serve.swift"]
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(name: "TimeSyncTests", dependencies: ["TimeSync"]),
         .testTarget(

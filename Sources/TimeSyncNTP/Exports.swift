@@ -1,1 +1,1 @@
-import TimeSync
+@_exported import TimeSync

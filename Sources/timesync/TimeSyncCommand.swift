@@ -7,7 +7,7 @@ struct TimeSyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timesync",
         abstract: "Server time you can trust: query, serve, simulate, demo.",
-        subcommands: [Demo.self, Simulate.self])
+        subcommands: [Query.self, Serve.self, Simulate.self, Demo.self])
 }
 
 /// Encodes a value as pretty JSON with sorted keys.

@@ -30,6 +30,7 @@ public struct HTTPDateError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A character where the format requires a digit, a space or a separator.
     public static let unexpectedCharacter = HTTPDateError(.unexpectedCharacter)
 
+    /// A human-readable explanation.
     public var description: String {
         switch code {
         case .empty: "empty HTTP-date"

@@ -113,8 +113,8 @@ public struct NTPShortFormat: Sendable, Hashable, Codable, CustomStringConvertib
         self.rawValue = rawValue
     }
 
-    /// The nearest representable value not below `duration` (delays and dispersions round up, so
-    /// bounds built from them stay honest), clamped to `0 ... 65535.99998 s`.
+    /// The nearest representable value not below `duration` less 1 ns (delays and dispersions round
+    /// up, so bounds built from them stay honest), clamped to `0 ... 65535.99998 s`.
     public init(_ duration: Duration) {
         let nanoseconds = duration.nanosecondsClamped
         if nanoseconds <= 0 {
@@ -122,7 +122,9 @@ public struct NTPShortFormat: Sendable, Hashable, Codable, CustomStringConvertib
         } else if nanoseconds >= 65_536 * 1_000_000_000 {
             rawValue = .max
         } else {
-            let units = (UInt64(nanoseconds) << 16 + 999_999_999) / 1_000_000_000
+            // Round up, less one nanosecond: `duration` rounds up to the next nanosecond, so a value
+            // that came from this format converts back to the same wire value.
+            let units = (UInt64(nanoseconds - 1) << 16 + 999_999_999) / 1_000_000_000
             rawValue = UInt32(min(units, UInt64(UInt32.max)))
         }
     }

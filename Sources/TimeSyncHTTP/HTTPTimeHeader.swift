@@ -1,0 +1,182 @@
+import RawStructuredFieldValues
+import TimeSync
+
+/// The `TimeSync-Time` response header (wire format version 1, `docs/http-time-header.md`): when the
+/// server received the request (t2) and when it sent the response (t3), with nanosecond resolution,
+/// as an RFC 9651 structured-field dictionary.
+///
+/// ```
+/// TimeSync-Time: v=1, s=1763701484, t2=123456789, t3=123987654, n="q8Zt1v0cYx3LmR2a"
+/// ```
+/// - `v`: the version, `1`.
+/// - `s`: whole seconds since the Unix epoch; `t2` and `t3` are nanoseconds after `s` (RFC 9651
+///   integers hold 15 digits, too few for nanoseconds since 1970 in one number).
+/// - `n` (optional): the nonce of the request's `TimeSync-Nonce` header, echoed.
+/// - `u` (optional): how far the server's own clock may be off, in nanoseconds.
+///
+/// Unknown members and parameters are ignored, so later versions can add members.
+public struct HTTPTimeHeader: Sendable, Hashable {
+    /// The response header's name.
+    public static let name = "TimeSync-Time"
+    /// The request header carrying the client's nonce (an RFC 9651 string).
+    public static let nonceName = "TimeSync-Nonce"
+    /// The wire-format version this library writes and reads.
+    public static let currentVersion: Int64 = 1
+    /// The longest nonce a server echoes, in characters.
+    public static let maximumNonceLength = 64
+
+    /// t2: the server's clock when the request arrived.
+    public var serverReceive: UnixTime
+    /// t3: the server's clock when the response left (as late as practical).
+    public var serverTransmit: UnixTime
+    /// The echoed request nonce, if the request carried one.
+    public var nonce: String?
+    /// How far the server's stamps may be off its reference (its own sync error), if it says.
+    public var uncertainty: Duration?
+
+    /// Creates a header value.
+    /// - Parameters:
+    ///   - serverReceive: t2, the server's clock when the request arrived.
+    ///   - serverTransmit: t3, the server's clock when the response left.
+    ///   - nonce: The request's nonce to echo, if any.
+    ///   - uncertainty: The server's own clock error bound, if known.
+    public init(serverReceive: UnixTime, serverTransmit: UnixTime, nonce: String? = nil, uncertainty: Duration? = nil) {
+        self.serverReceive = serverReceive
+        self.serverTransmit = serverTransmit
+        self.nonce = nonce
+        self.uncertainty = uncertainty
+    }
+
+    /// The field value.
+    ///
+    /// A nonce that is not a valid RFC 9651 string of at most ``maximumNonceLength`` characters, and
+    /// a negative uncertainty, are left out.
+    public var fieldValue: String {
+        let second = serverReceive.seconds
+        let base = second.multipliedReportingOverflow(by: 1_000_000_000)
+        var members = OrderedMap<String, ItemOrInnerList>()
+        func item(_ value: RFC9651BareItem) -> ItemOrInnerList { .item(Item(bareItem: value, parameters: OrderedMap())) }
+        members["v"] = item(.integer(Self.currentVersion))
+        members["s"] = item(.integer(second))
+        members["t2"] = item(.integer(serverReceive.nanoseconds &- base.partialValue))
+        // t3 − s stays within an RFC 9651 integer unless the server held the request for 11 days.
+        members["t3"] = item(.integer(min(serverTransmit.nanoseconds &- base.partialValue, Self.integerLimit)))
+        if let nonce, HTTPTimeNonce.isValid(nonce) { members["n"] = item(.string(nonce)) }
+        if let uncertainty, uncertainty >= .zero {
+            members["u"] = item(.integer(min(uncertainty.nanosecondsClamped, Self.integerLimit)))
+        }
+        var serializer = StructuredFieldValueSerializer()
+        // Every member is a bounded integer or a validated string: serialisation cannot fail.
+        let bytes = (try? serializer.writeDictionaryFieldValue(members)) ?? []
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Parses a field value (several field lines joined with `, `, as RFC 9110 §5.3 combines them).
+    /// - Parameter fieldValue: The header's value.
+    /// - Throws: ``HTTPTimeError/malformedTimeHeader`` for an invalid structured field or a missing,
+    ///   mistyped or out-of-range member; ``HTTPTimeError/unsupportedVersion`` for a version other
+    ///   than 1.
+    public init(parsing fieldValue: some StringProtocol) throws(HTTPTimeError) {
+        let members: OrderedMap<String, ItemOrInnerList>
+        do {
+            var parser = StructuredFieldValueParser(Array(fieldValue.utf8))
+            members = try parser.parseDictionaryFieldValue()
+        } catch {
+            throw HTTPTimeError(.malformedTimeHeader, detail: "not an RFC 9651 dictionary")
+        }
+        func integer(_ key: String) throws(HTTPTimeError) -> Int64? {
+            switch members[key] {
+            case .none: return nil
+            case .item(let item):
+                guard case .integer(let value) = item.rfc9651BareItem else {
+                    throw HTTPTimeError(.malformedTimeHeader, detail: "member \(key) is not an integer")
+                }
+                return value
+            case .innerList: throw HTTPTimeError(.malformedTimeHeader, detail: "member \(key) is a list")
+            }
+        }
+        func required(_ key: String) throws(HTTPTimeError) -> Int64 {
+            guard let value = try integer(key) else {
+                throw HTTPTimeError(.malformedTimeHeader, detail: "member \(key) is missing")
+            }
+            return value
+        }
+        guard let version = try integer("v") else {
+            throw HTTPTimeError(.malformedTimeHeader, detail: "member v is missing")
+        }
+        guard version == Self.currentVersion else {
+            throw HTTPTimeError(.unsupportedVersion, detail: "v=\(version)")
+        }
+        let second = try required("s")
+        let receive = try required("t2")
+        let transmit = try required("t3")
+        let (base, overflow) = second.multipliedReportingOverflow(by: 1_000_000_000)
+        let (t2, o2) = base.addingReportingOverflow(receive)
+        let (t3, o3) = base.addingReportingOverflow(transmit)
+        guard !overflow, !o2, !o3 else { throw HTTPTimeError(.malformedTimeHeader, detail: "time out of range") }
+        var nonce: String?
+        switch members["n"] {
+        case .none: nonce = nil
+        case .item(let item):
+            guard case .string(let value) = item.rfc9651BareItem else {
+                throw HTTPTimeError(.malformedTimeHeader, detail: "member n is not a string")
+            }
+            nonce = value
+        case .innerList: throw HTTPTimeError(.malformedTimeHeader, detail: "member n is a list")
+        }
+        var uncertainty: Duration?
+        if let u = try integer("u") {
+            guard u >= 0 else { throw HTTPTimeError(.malformedTimeHeader, detail: "member u is negative") }
+            uncertainty = .nanoseconds(u)
+        }
+        self.init(
+            serverReceive: UnixTime(nanoseconds: t2), serverTransmit: UnixTime(nanoseconds: t3),
+            nonce: nonce, uncertainty: uncertainty)
+    }
+
+    static let integerLimit: Int64 = 999_999_999_999_999
+}
+
+/// Client nonces for the `TimeSync-Nonce` request header: 16 characters of `[A-Za-z0-9]`, so a
+/// cached or replayed response (which echoes an older nonce, or none) is recognised.
+public enum HTTPTimeNonce {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+
+    /// A nonce from the system's random number generator.
+    public static func random() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    /// A nonce from the given generator (pass a seeded one in tests).
+    /// - Parameter generator: The source of randomness.
+    public static func random(using generator: inout some RandomNumberGenerator) -> String {
+        String(decoding: (0..<16).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
+    }
+
+    /// Whether a value can travel as an RFC 9651 string of at most
+    /// ``HTTPTimeHeader/maximumNonceLength`` characters (printable ASCII).
+    public static func isValid(_ nonce: String) -> Bool {
+        let bytes = nonce.utf8
+        return !bytes.isEmpty && bytes.count <= HTTPTimeHeader.maximumNonceLength
+            && bytes.allSatisfy { $0 >= 0x20 && $0 <= 0x7E }
+    }
+
+    /// The request's nonce from a `TimeSync-Nonce` field value (an RFC 9651 string), or `nil` when it
+    /// is not one or is too long to echo.
+    public static func parse(_ fieldValue: some StringProtocol) -> String? {
+        var parser = StructuredFieldValueParser(Array(fieldValue.utf8))
+        guard let item = try? parser.parseItemFieldValue(), case .string(let value) = item.rfc9651BareItem,
+            isValid(value)
+        else { return nil }
+        return value
+    }
+
+    /// The `TimeSync-Nonce` field value for a nonce.
+    /// - Precondition: ``isValid(_:)``.
+    public static func fieldValue(_ nonce: String) -> String {
+        var serializer = StructuredFieldValueSerializer()
+        let bytes = (try? serializer.writeItemFieldValue(Item(bareItem: RFC9651BareItem.string(nonce), parameters: OrderedMap<String, RFC9651BareItem>()))) ?? []
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

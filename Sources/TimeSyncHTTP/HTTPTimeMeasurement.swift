@@ -1,0 +1,62 @@
+import TimeSync
+
+/// The result of an active HTTP measurement of one server: its samples and what they bound.
+public struct HTTPTimeMeasurement: Sendable, Hashable {
+    /// The server's source name (`host[:port]`).
+    public var source: String
+    /// Which header the samples came from.
+    public var method: HTTPTimeMethod
+    /// The accepted samples, oldest first. Feed them to a ``ServerClock`` with `calibrate(with:)`.
+    public var samples: [OffsetSample]
+    /// What the samples bound, combined by the default strategy's ``IntersectionEstimator``.
+    public var calibration: Calibration
+    /// Every request sent, including the discarded connection-opening one and rejected ones.
+    public var requests: Int
+    /// Responses rejected (cached, replayed, malformed).
+    public var rejected: Int
+
+    /// Combines samples into a measurement.
+    /// - Parameters:
+    ///   - source: The server's source name.
+    ///   - method: Which header the samples came from.
+    ///   - samples: The accepted samples.
+    ///   - requests: Requests sent in all.
+    ///   - rejected: Responses rejected.
+    ///   - configuration: The estimator settings (drift bound).
+    /// - Throws: ``HTTPTimeError/noUsableSamples`` without samples, ``HTTPTimeError/inconsistentSamples``
+    ///   when they do not agree on any offset.
+    public init(
+        source: String, method: HTTPTimeMethod, samples: [OffsetSample], requests: Int, rejected: Int,
+        configuration: EstimatorConfiguration = .init()
+    ) throws(HTTPTimeError) {
+        guard !samples.isEmpty else { throw HTTPTimeError(.noUsableSamples) }
+        var estimator = IntersectionEstimator(configuration)
+        var outcome = EstimatorOutcome.noSamples
+        for sample in samples { outcome = estimator.add(sample) }
+        guard case .calibrated(let calibration) = outcome, estimator.samples.count == min(samples.count, configuration.windowSize) else {
+            throw HTTPTimeError(.inconsistentSamples)
+        }
+        self.source = source
+        self.method = method
+        self.samples = samples
+        self.calibration = calibration
+        self.requests = requests
+        self.rejected = rejected
+    }
+
+    /// The lowest network delay among the samples, in nanoseconds.
+    public var delay: Int64 { samples.map(\.delay).min() ?? 0 }
+
+    /// The user-facing offset: server time − the device's wall clock, from a wall/monotonic pair read
+    /// together (offset_wall = θ + monotonic − wall).
+    /// - Parameters:
+    ///   - monotonic: A monotonic reading.
+    ///   - wall: The wall clock read at the same moment.
+    /// - Returns: The estimate and the bounds of server − wall clock, in nanoseconds (positive when
+    ///   the server is ahead).
+    public func wallOffset(monotonic: MonotonicInstant, wall: UnixTime) -> (estimate: Int64, bounds: OffsetInterval) {
+        let (estimate, bounds) = calibration.offset(at: monotonic)
+        let shift = monotonic.nanoseconds &- wall.nanoseconds
+        return (estimate &+ shift, bounds.shifted(by: shift))
+    }
+}

@@ -1,0 +1,183 @@
+import HTTPTypes
+import TimeSync
+
+/// How a sample was obtained from a response.
+public enum HTTPTimeMethod: String, Sendable, Hashable, Codable {
+    /// From the `TimeSync-Time` header: t2 and t3 with nanosecond resolution.
+    case timeHeader = "header"
+    /// From the `Date` header: a one-second timestamp.
+    case date = "date"
+}
+
+/// Which headers a response may calibrate from.
+public enum HTTPTimeHeaderPolicy: String, Sendable, Hashable, Codable {
+    /// `TimeSync-Time` when present, else `Date`.
+    case preferTimeHeader
+    /// Only `TimeSync-Time`; a response without it is rejected.
+    case timeHeaderOnly
+    /// Only `Date`, even when `TimeSync-Time` is present.
+    case dateOnly
+}
+
+/// A sample taken from one HTTP response.
+public struct HTTPTimeObservation: Sendable, Hashable {
+    /// The sample: bounds on θ = server time − monotonic time.
+    public var sample: OffsetSample
+    /// Which header it came from.
+    public var method: HTTPTimeMethod
+}
+
+/// Turns any HTTP response into a clock sample: the passive entry point.
+///
+/// Record the monotonic instant just before sending a request and just after its response head
+/// arrives, whatever HTTP client you use, and hand both with the response's status and headers to
+/// ``observe(status:headers:requestSent:responseReceived:nonce:)``. Ordinary API traffic then
+/// calibrates a ``ServerClock`` at no extra cost (seeds 000 and 001).
+///
+/// Stale time is rejected rather than used: a response with `Age` above zero came from a cache; a
+/// `304 Not Modified` may carry a stored time, so it counts only when it echoes the request's nonce;
+/// and when a nonce was sent, the `TimeSync-Time` header must echo it.
+public struct HTTPTimeObserver: Sendable {
+    /// The source name given to samples (usually the server's `host[:port]`).
+    public var source: String
+    /// Which headers to use.
+    public var policy: HTTPTimeHeaderPolicy
+    /// The clocks: the wall clock expands RFC 850 two-digit years.
+    public var timeBase: any TimeBase
+
+    /// Creates an observer.
+    /// - Parameters:
+    ///   - source: The source name for samples; must not be empty.
+    ///   - policy: Which headers to use; by default `TimeSync-Time` when present, else `Date`.
+    ///   - timeBase: The clocks (the wall clock is read only to expand RFC 850 years).
+    public init(source: String, policy: HTTPTimeHeaderPolicy = .preferTimeHeader, timeBase: any TimeBase = SystemTimeBase()) {
+        self.source = source
+        self.policy = policy
+        self.timeBase = timeBase
+    }
+
+    /// Takes a sample from a response given as name/value pairs (any HTTP client's headers).
+    ///
+    /// - Parameters:
+    ///   - status: The response's status code.
+    ///   - headers: The response's header fields; names compare case-insensitively.
+    ///   - requestSent: The monotonic instant just before the request was sent (t1).
+    ///   - responseReceived: The monotonic instant just after the response head arrived (t4).
+    ///   - nonce: The nonce sent in the request's `TimeSync-Nonce` header, if any.
+    /// - Returns: The sample and the header it came from.
+    /// - Throws: ``HTTPTimeError`` when the response is stale, replayed, lacks a usable header or its
+    ///   times are malformed or inconsistent.
+    public func observe(
+        status: Int, headers: some Sequence<(name: String, value: String)>,
+        requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
+    ) throws(HTTPTimeError) -> HTTPTimeObservation {
+        var timeValues: [String] = []
+        var dateValues: [String] = []
+        var ageValues: [String] = []
+        for (name, value) in headers {
+            if name.caseInsensitiveEquals(HTTPTimeHeader.name) {
+                timeValues.append(value)
+            } else if name.caseInsensitiveEquals("Date") {
+                dateValues.append(value)
+            } else if name.caseInsensitiveEquals("Age") {
+                ageValues.append(value)
+            }
+        }
+        try Self.rejectCached(ageValues)
+
+        if policy != .dateOnly, !timeValues.isEmpty {
+            let header = try HTTPTimeHeader(parsing: timeValues.joined(separator: ", "))
+            if let nonce {
+                guard let echoed = header.nonce else { throw HTTPTimeError(.nonceMissing) }
+                guard echoed == nonce else { throw HTTPTimeError(.nonceMismatch) }
+            } else if status == 304 {
+                throw HTTPTimeError(.notModifiedWithoutFreshDate, detail: "no nonce was sent")
+            }
+            do {
+                let sample = try OffsetSample.exchange(
+                    source: source, clientSend: requestSent, serverReceive: header.serverReceive,
+                    serverTransmit: header.serverTransmit, clientReceive: responseReceived,
+                    serverUncertainty: header.uncertainty ?? .zero)
+                return HTTPTimeObservation(sample: sample, method: .timeHeader)
+            } catch {
+                throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
+            }
+        }
+        if policy == .timeHeaderOnly { throw HTTPTimeError(.missingTimeHeader) }
+
+        // A 304 may carry the Date the cache stored with the response; nothing proves it fresh.
+        guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate) }
+        guard let dateValue = dateValues.first else { throw HTTPTimeError(.missingDate) }
+        let reference = timeBase.wallNow()
+        let serverTime: UnixTime
+        do {
+            serverTime = try HTTPDate.parse(dateValue, reference: reference)
+            for other in dateValues.dropFirst() {
+                guard try HTTPDate.parse(other, reference: reference) == serverTime else {
+                    throw HTTPTimeError(.conflictingDates)
+                }
+            }
+        } catch let error as HTTPDateError {
+            throw HTTPTimeError(.invalidDate, dateError: error)
+        } catch let error as HTTPTimeError {
+            throw error
+        } catch {
+            throw HTTPTimeError(.invalidDate)
+        }
+        do {
+            let sample = try OffsetSample.timestamp(
+                source: source, serverTime: serverTime, resolution: HTTPDate.resolution,
+                requestSent: requestSent, responseReceived: responseReceived)
+            return HTTPTimeObservation(sample: sample, method: .date)
+        } catch {
+            throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
+        }
+    }
+
+    /// Takes a sample from a response given as `HTTPFields` (swift-http-types, used by Hummingbird,
+    /// AsyncHTTPClient's newer API and swift-openapi).
+    /// - Parameters:
+    ///   - status: The response's status code.
+    ///   - headers: The response's header fields.
+    ///   - requestSent: The monotonic instant just before the request was sent (t1).
+    ///   - responseReceived: The monotonic instant just after the response head arrived (t4).
+    ///   - nonce: The nonce sent in the request's `TimeSync-Nonce` header, if any.
+    /// - Returns: The sample and the header it came from.
+    /// - Throws: ``HTTPTimeError`` as ``observe(status:headers:requestSent:responseReceived:nonce:)``.
+    public func observe(
+        status: Int, headers: HTTPFields,
+        requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
+    ) throws(HTTPTimeError) -> HTTPTimeObservation {
+        try observe(
+            status: status, headers: headers.map { (name: $0.name.rawName, value: $0.value) },
+            requestSent: requestSent, responseReceived: responseReceived, nonce: nonce)
+    }
+
+    /// Rejects a response a cache served: `Age` (RFC 9111 §5.1) above zero or unreadable.
+    static func rejectCached(_ ageValues: [String]) throws(HTTPTimeError) {
+        for value in ageValues {
+            let trimmed = value.trimmingOWS()
+            guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                throw HTTPTimeError(.cachedResponse, detail: "unreadable Age")
+            }
+            guard trimmed.utf8.allSatisfy({ $0 == UInt8(ascii: "0") }) else {
+                throw HTTPTimeError(.cachedResponse, detail: "Age: \(trimmed)")
+            }
+        }
+    }
+}
+
+extension String {
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        utf8.count == other.utf8.count
+            && zip(utf8, other.utf8).allSatisfy { a, b in
+                (a >= 65 && a <= 90 ? a + 32 : a) == (b >= 65 && b <= 90 ? b + 32 : b)
+            }
+    }
+
+    func trimmingOWS() -> Substring {
+        let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let start = firstIndex(where: { !isOWS($0) }), let end = lastIndex(where: { !isOWS($0) }) else { return "" }
+        return self[start...end]
+    }
+}

@@ -1,0 +1,166 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import TimeSync
+
+/// An active HTTP time source on AsyncHTTPClient: sends `GET` requests to one endpoint and turns
+/// each response into a sample.
+///
+/// ``measure(samples:)`` sends one request to open (and warm) the connection, discards it, then
+/// takes the requested number of samples over the same kept-alive connection. When the server sends
+/// no `TimeSync-Time` header (or the policy is ``HTTPTimeHeaderPolicy/dateOnly``) it falls back to
+/// the `Date` header with sub-second refinement (``HTTPDateCalibrator``).
+public struct HTTPTimeSource: Sendable {
+    /// The endpoint.
+    public let url: String
+    /// The source name of its samples: `host[:port]`.
+    public let source: String
+    /// Which headers to use.
+    public var policy: HTTPTimeHeaderPolicy
+    /// The limit for one request.
+    public var timeout: Duration
+    let client: HTTPClient
+    let timeBase: any TimeBase
+    let makeNonce: @Sendable () -> String
+    let logger: Logger
+
+    /// Creates a source.
+    /// - Parameters:
+    ///   - url: An absolute `http` or `https` URL.
+    ///   - client: The HTTP client (its connection pool provides the warm connection). Redirects are
+    ///     best turned off: a redirected request spans two exchanges, which widens its bounds.
+    ///   - policy: Which headers to use.
+    ///   - timeBase: The clocks; the monotonic clock stamps send and receive.
+    ///   - timeout: The limit for one request.
+    ///   - nonce: Makes the nonce of each request (seeded in tests).
+    ///   - logger: Where to log rejected responses.
+    /// - Throws: ``HTTPTimeError/invalidURL`` for anything but an absolute http(s) URL with a host.
+    public init(
+        url: String, client: HTTPClient = .shared, policy: HTTPTimeHeaderPolicy = .preferTimeHeader,
+        timeBase: any TimeBase = SystemTimeBase(), timeout: Duration = .seconds(5),
+        nonce: @escaping @Sendable () -> String = { HTTPTimeNonce.random() }, logger: Logger
+    ) throws(HTTPTimeError) {
+        guard let source = Self.sourceName(url) else { throw HTTPTimeError(.invalidURL, detail: url) }
+        self.url = url
+        self.source = source
+        self.client = client
+        self.policy = policy
+        self.timeBase = timeBase
+        self.timeout = timeout
+        self.makeNonce = nonce
+        self.logger = logger
+    }
+
+    /// `host[:port]` of an absolute http(s) URL, or `nil`.
+    static func sourceName(_ url: String) -> String? {
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+        else { return nil }
+        let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return components.port.map { "\(hostPart):\($0)" } ?? hostPart
+    }
+
+    /// The outcome of one request.
+    public struct Exchange: Sendable {
+        /// The sample, or why the response was rejected.
+        public var result: Result<HTTPTimeObservation, HTTPTimeError>
+        /// Whether the response carried a `TimeSync-Time` header.
+        public var hasTimeHeader: Bool
+        /// The response's status code.
+        public var status: Int
+    }
+
+    /// Sends one request and observes its response.
+    ///
+    /// - Parameter policy: Which headers to use for this request (the source's by default).
+    /// - Returns: The sample or the reason it was rejected.
+    /// - Throws: Transport errors of AsyncHTTPClient, `CancellationError`.
+    public func exchange(policy: HTTPTimeHeaderPolicy? = nil) async throws -> Exchange {
+        let policy = policy ?? self.policy
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "Cache-Control", value: "no-cache")
+        let nonce = policy == .dateOnly ? nil : makeNonce()
+        if let nonce { request.headers.add(name: HTTPTimeHeader.nonceName, value: HTTPTimeNonce.fieldValue(nonce)) }
+        let requestSent = timeBase.monotonicNow()
+        let response = try await client.execute(request, timeout: .nanoseconds(timeout.nanosecondsClamped), logger: logger)
+        let responseReceived = timeBase.monotonicNow()
+        // Drain the body so the connection goes back to the pool for the next sample.
+        for try await _ in response.body {}
+        let headers = response.headers.map { (name: $0.name, value: $0.value) }
+        let hasTimeHeader = headers.contains { $0.name.caseInsensitiveEquals(HTTPTimeHeader.name) }
+        let status = Int(response.status.code)
+        let observer = HTTPTimeObserver(source: source, policy: policy, timeBase: timeBase)
+        let result: Result<HTTPTimeObservation, HTTPTimeError>
+        do {
+            result = .success(
+                try observer.observe(
+                    status: status, headers: headers, requestSent: requestSent, responseReceived: responseReceived,
+                    nonce: nonce))
+        } catch {
+            logger.debug("rejected response", metadata: ["source": "\(source)", "reason": "\(error)"])
+            result = .failure(error)
+        }
+        return Exchange(result: result, hasTimeHeader: hasTimeHeader, status: status)
+    }
+
+    /// Sends one request like ``exchange(policy:)`` but reports a transport failure (a pooled
+    /// connection the server closed, a timeout) as a rejected response instead of throwing, so one
+    /// lost request does not end a measurement. Cancellation still throws.
+    func attempt(policy: HTTPTimeHeaderPolicy? = nil) async throws -> Result<HTTPTimeObservation, any Error> {
+        do {
+            return try await exchange(policy: policy).result.mapError { $0 }
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            logger.debug("request failed", metadata: ["source": "\(source)", "error": "\(error)"])
+            return .failure(error)
+        }
+    }
+
+    /// Measures the server: one discarded connection-opening request, then `samples` requests over
+    /// the warm connection.
+    ///
+    /// Uses `TimeSync-Time` when the server sends it (unless the policy is `dateOnly`); otherwise the
+    /// `Date` header with sub-second refinement, in at most `samples` requests after the first.
+    /// - Parameter samples: How many requests to take samples from after the first (at least 1).
+    /// - Returns: The samples and their combined bounds.
+    /// - Throws: ``HTTPTimeError`` when no response is usable or samples contradict each other;
+    ///   transport errors of the first request, or of the last one when every request failed;
+    ///   `CancellationError`.
+    public func measure(samples: Int) async throws -> HTTPTimeMeasurement {
+        guard samples >= 1 else { throw HTTPTimeError(.invalidArgument, detail: "samples must be at least 1") }
+        let warm = try await exchange()
+        if policy == .dateOnly || (!warm.hasTimeHeader && policy == .preferTimeHeader) {
+            var calibrator = HTTPDateCalibrator(sources: [self], maxRequests: samples + 1)
+            calibrator.lead = .milliseconds(2)
+            let seed = try? warm.result.get()
+            return try await calibrator.run(seed: seed.map { (0, $0.sample) }, requestsUsed: 1)
+        }
+        var accepted: [OffsetSample] = []
+        var rejected = 0
+        var lastError: any Error = HTTPTimeError(.noUsableSamples)
+        for _ in 0..<samples {
+            switch try await attempt() {
+            case .success(let observation): accepted.append(observation.sample)
+            case .failure(let error):
+                rejected += 1
+                lastError = error
+            }
+        }
+        guard !accepted.isEmpty else { throw lastError }
+        return try HTTPTimeMeasurement(
+            source: source, method: .timeHeader, samples: accepted, requests: samples + 1, rejected: rejected)
+    }
+}
+
+extension HTTPTimeSource {
+    /// An HTTP client suited to time measurement: redirects are not followed (a redirected request
+    /// spans two exchanges) and the shared event loop group is used. Shut it down when done.
+    public static func makeClient() -> HTTPClient {
+        HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+    }
+}

@@ -1,0 +1,48 @@
+#if canImport(FoundationNetworking) || canImport(Darwin)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TimeSync
+
+extension URLSession {
+    /// Loads a request and takes a clock sample from its response: the passive entry point for apps
+    /// on URLSession.
+    ///
+    /// The request gets a fresh `TimeSync-Nonce` and bypasses the local cache (a cached response
+    /// carries a stale time). The instants bracket the whole load, body included, so the bounds are
+    /// honest but as wide as the load took; keep the calibrating requests small.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - observer: Turns the response into a sample (source name, header policy, clocks).
+    ///   - nonce: The nonce to send; a random one by default.
+    /// - Returns: The body, the response and the sample or why the response was rejected.
+    /// - Throws: URLSession's errors; a non-HTTP response is rejected with ``HTTPTimeError/invalidURL``.
+    public func timeSyncData(
+        for request: URLRequest, observer: HTTPTimeObserver, nonce: String = HTTPTimeNonce.random()
+    ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {
+        var request = request
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        request.setValue(HTTPTimeNonce.fieldValue(nonce), forHTTPHeaderField: HTTPTimeHeader.nonceName)
+        let requestSent = observer.timeBase.monotonicNow()
+        let (data, response) = try await self.data(for: request)
+        let responseReceived = observer.timeBase.monotonicNow()
+        guard let http = response as? HTTPURLResponse else { throw HTTPTimeError(.invalidURL, detail: "not an HTTP response") }
+        let headers: [(name: String, value: String)] = http.allHeaderFields.compactMap { key, value in
+            guard let name = key as? String, let value = value as? String else { return nil }
+            return (name: name, value: value)
+        }
+        let observation: Result<HTTPTimeObservation, HTTPTimeError>
+        do {
+            observation = .success(
+                try observer.observe(
+                    status: http.statusCode, headers: headers, requestSent: requestSent,
+                    responseReceived: responseReceived, nonce: nonce))
+        } catch {
+            observation = .failure(error)
+        }
+        return (data, http, observation)
+    }
+}
+#endif

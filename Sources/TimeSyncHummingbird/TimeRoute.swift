@@ -1,0 +1,63 @@
+import Hummingbird
+import Logging
+import TimeSync
+
+extension Router {
+    /// Adds the `/time` endpoint: a tiny `GET` answered with `Cache-Control: no-store` and the
+    /// server's time as decimal seconds since the epoch in a `text/plain` body. The time clients
+    /// calibrate from is in the `TimeSync-Time` header added by ``TimeStampMiddleware``.
+    /// - Parameters:
+    ///   - path: The route's path; `/time` by default.
+    ///   - timeBase: The clocks; the wall clock is written to the body.
+    /// - Returns: The router, for chaining.
+    @discardableResult
+    public func addTimeRoute(_ path: RouterPath = "/time", timeBase: any TimeBase = SystemTimeBase()) -> Self {
+        get(path) { _, _ -> Response in
+            let now = timeBase.wallNow()
+            let fraction = String(now.nanoseconds - now.seconds * 1_000_000_000)
+            let body = "\(now.seconds).\(String(repeating: "0", count: 9 - fraction.count))\(fraction)\n"
+            return Response(
+                status: .ok,
+                headers: [.cacheControl: "no-store", .contentType: "text/plain; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        }
+        return self
+    }
+}
+
+/// The TimeSync HTTP time server: a Hummingbird application serving `/time` with every response
+/// stamped by ``TimeStampMiddleware``.
+public enum TimeSyncHTTPServer {
+    /// A router with the middleware (outermost) and the `/time` route.
+    /// - Parameters:
+    ///   - timeBase: The clocks the server serves.
+    ///   - uncertainty: The server's own clock error bound to advertise, if known.
+    /// - Returns: The router; add your own routes to it before building the application.
+    public static func router(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil)
+        -> Router<BasicRequestContext>
+    {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: TimeStampMiddleware(timeBase: timeBase, uncertainty: uncertainty))
+        router.addTimeRoute(timeBase: timeBase)
+        return router
+    }
+
+    /// The application: a ServiceLifecycle `Service` listening on `host:port`.
+    /// - Parameters:
+    ///   - host: The address to bind.
+    ///   - port: The port to bind; 0 picks a free one (reported through `onServerRunning`).
+    ///   - timeBase: The clocks the server serves.
+    ///   - logger: The server's logger.
+    ///   - onServerRunning: Called with the bound port once the server listens.
+    /// - Returns: The application, ready for `runService()` or a `ServiceGroup`.
+    public static func application(
+        host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: router(timeBase: timeBase),
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            logger: logger)
+    }
+}

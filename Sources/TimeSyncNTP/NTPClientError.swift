@@ -1,0 +1,42 @@
+/// Why an NTP exchange produced no reply (rejected replies throw `NTPReplyError` instead).
+public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible {
+    enum Code: Sendable, Hashable {
+        case timeout, dnsFailure, noAddresses, network, invalidServerAddress
+    }
+
+    let code: Code
+    /// Details: the host name, the resolver's or the socket's message.
+    public let detail: String
+
+    init(_ code: Code, _ detail: String = "") {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// No acceptable reply within the timeout.
+    public static let timeout = NTPClientError(.timeout)
+    /// The host name could not be resolved.
+    public static let dnsFailure = NTPClientError(.dnsFailure)
+    /// The host name resolved to no usable address.
+    public static let noAddresses = NTPClientError(.noAddresses)
+    /// The request could not be sent (no route, network down, …).
+    public static let network = NTPClientError(.network)
+    /// A server address that does not parse (`host`, `host:port`, `[v6]:port`, `ntp://host:port`).
+    public static let invalidServerAddress = NTPClientError(.invalidServerAddress)
+
+    /// Errors compare equal when they are the same kind of failure; ``detail`` is not compared.
+    public static func == (lhs: NTPClientError, rhs: NTPClientError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String {
+        let suffix = detail.isEmpty ? "" : ": \(detail)"
+        switch code {
+        case .timeout: return "no NTP reply within the timeout" + suffix
+        case .dnsFailure: return "DNS resolution failed" + suffix
+        case .noAddresses: return "host has no IPv4 or IPv6 address" + suffix
+        case .network: return "network error" + suffix
+        case .invalidServerAddress: return "invalid NTP server address" + suffix
+        }
+    }
+}

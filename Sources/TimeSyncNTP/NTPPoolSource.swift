@@ -1,0 +1,213 @@
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import TimeSync
+
+/// The settings of an ``NTPPoolSource``.
+public struct NTPPoolConfiguration: Sendable, Hashable {
+    /// The servers to use: host names (every A and AAAA record is a candidate) or IP literals.
+    /// Default: ``NTPServerAddress/defaultPool``.
+    public var servers: [NTPServerAddress]
+    /// The most addresses polled at once, over all servers (default 8).
+    public var maximumSources: Int
+    /// The most addresses taken from one host name (default 4).
+    public var addressesPerHost: Int
+    /// Burst and poll intervals of each address.
+    public var policy: NTPPollPolicy
+    /// How long to wait for each reply (default 2 s).
+    public var timeout: Duration
+    /// The limits replies must meet.
+    public var limits: NTPReplyLimits
+
+    /// Creates a configuration.
+    public init(
+        servers: [NTPServerAddress] = NTPServerAddress.defaultPool, maximumSources: Int = 8, addressesPerHost: Int = 4,
+        policy: NTPPollPolicy = .init(), timeout: Duration = .seconds(2), limits: NTPReplyLimits = .init()
+    ) {
+        self.servers = servers
+        self.maximumSources = max(1, maximumSources)
+        self.addressesPerHost = max(1, addressesPerHost)
+        self.policy = policy
+        self.timeout = timeout
+        self.limits = limits
+    }
+}
+
+/// What an ``NTPPoolSource`` did, for logs, metrics and tests.
+public enum NTPPoolEvent: Sendable, Hashable {
+    /// A server name resolved; these addresses (IP text) are now polled.
+    case resolved(server: NTPServerAddress, addresses: [String])
+    /// A server name did not resolve; it is retried after `retryIn`.
+    case resolutionFailed(server: NTPServerAddress, error: String, retryIn: Duration)
+    /// A reply became a sample and was fed to the clock.
+    case sample(OffsetSample)
+    /// An exchange failed (timeout, network error, rejected reply); the source is polled again after
+    /// `retryIn`. The clock is unchanged.
+    case failed(source: String, error: String, retryIn: Duration)
+    /// A Kiss-o'-Death: `RATE` lengthens the poll interval (`retryIn`); `DENY` and `RSTR` stop the
+    /// source (`retryIn` is `nil`) and remove it from the clock.
+    case kissOfDeath(source: String, code: NTPReferenceID, retryIn: Duration?)
+}
+
+/// Keeps a ``ServerClock`` calibrated from NTP servers: resolves every configured name to all its
+/// IPv4 and IPv6 addresses, polls each address concurrently with an initial burst and then
+/// ``NTPPollSchedule``'s backoff, and feeds every accepted reply to the clock, whose estimator
+/// filters each source and selects across sources (dropping falsetickers).
+///
+/// Failures never reach the clock: timeouts, unreachable networks, rejected replies and DNS errors
+/// become ``NTPPoolEvent``s and `ServerClock.reject(source:reason:)` reports and are retried with
+/// backoff, while the clock keeps its last calibration. A `RATE` kiss lengthens that source's poll
+/// interval; `DENY`/`RSTR` remove the source. When every address of a name has stopped, the name is
+/// resolved again after the policy's maximum interval.
+///
+/// A ServiceLifecycle `Service`: ``run()`` runs until cancelled or graceful shutdown.
+public struct NTPPoolSource: Service {
+    /// The clock fed; its time base is used for every timestamp and sleep.
+    public let clock: ServerClock
+    /// The configuration.
+    public let configuration: NTPPoolConfiguration
+    private let client: NTPClient
+    private let logger: Logger
+    private let onEvent: @Sendable (NTPPoolEvent) -> Void
+
+    /// Creates a pool source.
+    /// - Parameters:
+    ///   - clock: The clock to calibrate.
+    ///   - configuration: Servers, limits and poll policy.
+    ///   - group: The event loops (default: NIO's shared singleton).
+    ///   - logger: The logger.
+    ///   - onEvent: Called for every ``NTPPoolEvent``, from any task.
+    public init(
+        clock: ServerClock, configuration: NTPPoolConfiguration = .init(),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
+        onEvent: @escaping @Sendable (NTPPoolEvent) -> Void = { _ in }
+    ) {
+        self.clock = clock
+        self.configuration = configuration
+        self.logger = logger
+        self.onEvent = onEvent
+        self.client = NTPClient(timeBase: clock.timeBase, group: group, limits: configuration.limits, logger: logger)
+    }
+
+    /// The clock's source name for an address of a server: `host/ip:port`, or `ip:port` for an IP
+    /// literal.
+    public static func sourceName(server: NTPServerAddress, address: SocketAddress) -> String {
+        let ip = address.ipAddress ?? server.host
+        let endpoint = NTPServerAddress(host: ip, port: address.port ?? server.port).description
+        return server.host == ip ? endpoint : "\(server.host)/\(endpoint)"
+    }
+
+    /// Polls until cancelled or graceful shutdown.
+    public func run() async throws {
+        let registry = AddressRegistry(capacity: configuration.maximumSources)
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                for server in configuration.servers {
+                    group.addTask { await self.runHost(server, registry: registry) }
+                }
+            }
+        }
+    }
+
+    private func sleep(for duration: Duration) async throws {
+        let timeBase = clock.timeBase
+        try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: duration))
+    }
+
+    /// Resolves one name and polls its addresses; re-resolves when they have all stopped.
+    private func runHost(_ server: NTPServerAddress, registry: AddressRegistry) async {
+        var retry = NTPPollPolicy.pollFloor
+        while !Task.isCancelled {
+            let addresses: [SocketAddress]
+            do {
+                addresses = try await NTPResolver.resolve(host: server.host, port: server.port)
+            } catch {
+                logger.warning("NTP server did not resolve", metadata: ["server": .string("\(server)"), "error": .string("\(error)"), "retry": .string("\(retry)")])
+                onEvent(.resolutionFailed(server: server, error: "\(error)", retryIn: retry))
+                do { try await sleep(for: retry) } catch { return }
+                retry = min(retry * 2, configuration.policy.maximumInterval)
+                continue
+            }
+            retry = NTPPollPolicy.pollFloor
+            let claimed = await registry.claim(addresses, upTo: configuration.addressesPerHost)
+            if !claimed.isEmpty {
+                onEvent(.resolved(server: server, addresses: claimed.map { $0.ipAddress ?? "\($0)" }))
+                logger.info("NTP server resolved", metadata: ["server": .string("\(server)"), "addresses": .string("\(claimed)")])
+                await withTaskGroup(of: Void.self) { group in
+                    for address in claimed {
+                        group.addTask { await self.poll(server, at: address) }
+                    }
+                }
+                await registry.release(claimed)
+            }
+            do { try await sleep(for: configuration.policy.maximumInterval) } catch { return }
+        }
+    }
+
+    /// Polls one address until it must stop (`DENY`/`RSTR`) or the task is cancelled.
+    private func poll(_ server: NTPServerAddress, at address: SocketAddress) async {
+        let source = Self.sourceName(server: server, address: address)
+        var schedule = NTPPollSchedule(policy: configuration.policy)
+        while !Task.isCancelled {
+            let outcome: NTPPollOutcome
+            var kissCode: NTPReferenceID?
+            var failure: String?
+            do {
+                let reply = try await client.exchange(with: address, timeout: configuration.timeout)
+                let sample = try reply.sample(source: source)
+                clock.calibrate(with: sample)
+                onEvent(.sample(sample))
+                outcome = .sample
+            } catch is CancellationError {
+                return
+            } catch let error as NTPReplyError where error == .kissOfDeath {
+                let code = error.kissCode ?? NTPReferenceID(rawValue: 0)
+                kissCode = code
+                outcome = .kiss(code.kissAction)
+                clock.reject(source: source, reason: "\(error)")
+            } catch {
+                failure = "\(error)"
+                outcome = .failure
+                clock.reject(source: source, reason: "\(error)")
+            }
+            let wait = schedule.next(after: outcome)
+            if let kissCode {
+                logger.warning("NTP Kiss-o'-Death", metadata: ["source": .string("\(source)"), "code": .string("\(kissCode)")])
+                onEvent(.kissOfDeath(source: source, code: kissCode, retryIn: wait))
+            } else if let failure, let wait {
+                logger.debug("NTP exchange failed", metadata: ["source": .string("\(source)"), "error": .string("\(failure)")])
+                onEvent(.failed(source: source, error: failure, retryIn: wait))
+            }
+            guard let wait else {
+                clock.removeSource(source)
+                return
+            }
+            do { try await sleep(for: wait) } catch { return }
+        }
+    }
+}
+
+/// The addresses being polled, so two names resolving to one server poll it once, and the pool
+/// stays within its size.
+actor AddressRegistry {
+    private let capacity: Int
+    private var active: Set<SocketAddress> = []
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    func claim(_ addresses: [SocketAddress], upTo limit: Int) -> [SocketAddress] {
+        var claimed: [SocketAddress] = []
+        for address in addresses where claimed.count < limit && active.count < capacity && !active.contains(address) {
+            active.insert(address)
+            claimed.append(address)
+        }
+        return claimed
+    }
+
+    func release(_ addresses: [SocketAddress]) {
+        for address in addresses { active.remove(address) }
+    }
+}

@@ -1,0 +1,68 @@
+import NIOCore
+import TimeSync
+
+/// What a one-shot query of an NTP server found, relative to the device's wall clock.
+///
+/// ``offset`` is server time − local wall clock (positive when the server is ahead), the quantity
+/// `sntp` and `ntpdig` print; ``bounds`` are hard bounds on it and ``error`` their half-width.
+public struct NTPQueryResult: Sendable {
+    /// The server as asked for.
+    public var server: NTPServerAddress
+    /// The IP address that answered.
+    public var address: String
+    /// Best estimate of server time − local wall clock.
+    public var offset: Duration
+    /// Hard bounds on server time − local wall clock, in nanoseconds.
+    public var bounds: OffsetInterval
+    /// Half the width of ``bounds``.
+    public var error: Duration
+    /// The lowest round-trip delay of the samples (less the server's processing time).
+    public var delay: Duration
+    /// The stratum of the last reply.
+    public var stratum: UInt8
+    /// The reference identifier of the last reply.
+    public var referenceID: NTPReferenceID
+    /// The leap indicator of the last reply.
+    public var leap: NTPLeapIndicator
+    /// The root distance (root delay / 2 + root dispersion) of the last reply.
+    public var rootDistance: Duration
+    /// The local wall clock when the result was computed.
+    public var deviceTime: UnixTime
+    /// The server's time at that moment (estimate).
+    public var serverTime: UnixTime
+    /// The samples (θ = server time − monotonic time) the result combines.
+    public var samples: [OffsetSample]
+    /// The core estimator's calibration from those samples.
+    public var calibration: Calibration
+
+    /// Builds a result from a calibration, converting θ (server − monotonic) to server − wall with a
+    /// monotonic/wall/monotonic reading of the time base; the reading's spread widens the bounds.
+    init(
+        server: NTPServerAddress, address: SocketAddress, calibration: Calibration, replies: [NTPReply],
+        samples: [OffsetSample], timeBase: any TimeBase
+    ) {
+        let before = timeBase.monotonicNow()
+        let wall = timeBase.wallNow()
+        let after = timeBase.monotonicNow()
+        let readGap = after.nanoseconds - before.nanoseconds
+        let monotonic = MonotonicInstant(nanoseconds: before.nanoseconds + readGap / 2)
+        let (estimate, bounds) = calibration.offset(at: monotonic)
+        let shift = monotonic.nanoseconds - wall.nanoseconds
+        let wallBounds = bounds.shifted(by: shift).widened(by: (readGap + 1) / 2)
+        let last = replies[replies.count - 1]
+        self.server = server
+        self.address = address.ipAddress ?? "\(address)"
+        self.offset = .nanoseconds(wallBounds.clamp(estimate + shift))
+        self.bounds = wallBounds
+        self.error = .nanoseconds(wallBounds.halfWidth)
+        self.delay = .nanoseconds(samples.map(\.delay).min() ?? 0)
+        self.stratum = last.packet.stratum
+        self.referenceID = last.packet.referenceID
+        self.leap = last.packet.leap
+        self.rootDistance = last.rootDistance
+        self.deviceTime = wall
+        self.serverTime = wall.advanced(by: self.offset)
+        self.samples = samples
+        self.calibration = calibration
+    }
+}
