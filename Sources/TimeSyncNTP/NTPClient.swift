@@ -27,7 +27,7 @@ public struct NTPClient: Sendable {
     ///   - logger: The logger (default: discards everything).
     public init(
         timeBase: any TimeBase = SystemTimeBase(), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        limits: NTPReplyLimits = .init(), logger: Logger = Logger(label: "timesync.ntp", factory: { _ in SwiftLogNoOpLogHandler() })
+        limits: NTPReplyLimits = .init(), logger: Logger = .ntpNoOp
     ) {
         self.timeBase = timeBase
         self.group = group
@@ -66,7 +66,7 @@ public struct NTPClient: Sendable {
         do {
             try await written.get()
         } catch {
-            throw NTPClientError(.network, "\(address): \(error)")
+            throw NTPClientError(.network, "\(address.endpoint): \(error)")
         }
         let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(max(0, timeout.nanosecondsClamped))) {
             channel.close(promise: nil)
@@ -82,16 +82,16 @@ public struct NTPClient: Sendable {
             } catch {
                 let rejection: NTPReplyError = error
                 guard Self.isStray(rejection) else { throw rejection }
-                logger.debug("NTP datagram ignored", metadata: ["server": .string("\(address)"), "reason": .string("\(rejection)")])
+                logger.debug("NTP datagram ignored", metadata: ["server": .string("\(address.endpoint)"), "reason": .string("\(rejection)")])
                 lastRejection = rejection
                 continue
             }
-            logger.debug("NTP reply", metadata: ["server": .string("\(address)"), "stratum": .string("\(reply.packet.stratum)")])
+            logger.debug("NTP reply", metadata: ["server": .string("\(address.endpoint)"), "stratum": .string("\(reply.packet.stratum)")])
             return reply
         }
         try Task.checkCancellation()
         if let lastRejection { throw lastRejection }
-        throw NTPClientError(.timeout, "\(address) after \(timeout)")
+        throw NTPClientError(.timeout, "\(address.endpoint) after \(timeout)")
     }
 
     /// A request just written, and the write's outcome.
@@ -146,7 +146,7 @@ public struct NTPClient: Sendable {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                logger.debug("NTP address failed", metadata: ["server": .string("\(address)"), "error": .string("\(error)")])
+                logger.debug("NTP address failed", metadata: ["server": .string("\(address.endpoint)"), "error": .string("\(error)")])
                 lastError = error
             }
         }
@@ -162,7 +162,7 @@ public struct NTPClient: Sendable {
         var outcome = EstimatorOutcome.noSamples
         var lastError: (any Error)?
         for index in 0..<samples {
-            if index > 0 { try await Task.sleep(for: interval) }
+            if index > 0 { try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: interval)) }
             do {
                 let reply = try await exchange(with: address, timeout: timeout)
                 outcome = estimator.add(try reply.sample(source: source))
@@ -177,10 +177,15 @@ public struct NTPClient: Sendable {
         }
         guard case .calibrated(let calibration) = outcome, !replies.isEmpty else {
             if let lastError { throw lastError }
-            throw NTPClientError(.timeout, "\(address)")
+            throw NTPClientError(.timeout, "\(address.endpoint)")
         }
         return NTPQueryResult(
             server: server, address: address, calibration: calibration, replies: replies,
             samples: estimator.samples, timeBase: timeBase)
     }
+}
+
+extension Logger {
+    /// The default logger of the NTP types: discards everything. Pass your own to see their logs.
+    @usableFromInline static let ntpNoOp = Logger(label: "timesync.ntp", factory: { _ in SwiftLogNoOpLogHandler() })
 }

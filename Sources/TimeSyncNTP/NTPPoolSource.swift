@@ -76,11 +76,11 @@ public struct NTPPoolSource: Service {
     ///   - clock: The clock to calibrate.
     ///   - configuration: Servers, limits and poll policy.
     ///   - group: The event loops (default: NIO's shared singleton).
-    ///   - logger: The logger.
+    ///   - logger: The logger (default: discards everything).
     ///   - onEvent: Called for every ``NTPPoolEvent``, from any task.
     public init(
         clock: ServerClock, configuration: NTPPoolConfiguration = .init(),
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = .ntpNoOp,
         onEvent: @escaping @Sendable (NTPPoolEvent) -> Void = { _ in }
     ) {
         self.clock = clock
@@ -133,7 +133,7 @@ public struct NTPPoolSource: Service {
             let claimed = await registry.claim(addresses, upTo: configuration.addressesPerHost)
             if !claimed.isEmpty {
                 onEvent(.resolved(server: server, addresses: claimed.map { $0.ipAddress ?? "\($0)" }))
-                logger.info("NTP server resolved", metadata: ["server": .string("\(server)"), "addresses": .string("\(claimed)")])
+                logger.info("NTP server resolved", metadata: ["server": .string("\(server)"), "addresses": .string("\(claimed.map(\.endpoint))")])
                 await withTaskGroup(of: Void.self) { group in
                     for address in claimed {
                         group.addTask { await self.poll(server, at: address) }

@@ -81,11 +81,11 @@ public final class NTPServer: Service, Sendable {
     ///   - configuration: Address, advertised clock quality and rate limit.
     ///   - timeBase: The clocks: wall for timestamps, monotonic for the rate limiter.
     ///   - group: The event loops (default: NIO's shared singleton); the server uses one of them.
-    ///   - logger: The logger.
+    ///   - logger: The logger (default: discards everything).
     ///   - metricsFactory: Where the counters go (default: the bootstrapped metrics system).
     public init(
         configuration: NTPServerConfiguration, timeBase: any TimeBase = SystemTimeBase(),
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = .ntpNoOp,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.configuration = configuration
@@ -105,7 +105,6 @@ public final class NTPServer: Service, Sendable {
             let timeBase = self.timeBase
             let logger = self.logger
             channel = try await DatagramBootstrap(group: eventLoop)
-                .channelOption(.socketOption(.so_reuseaddr), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
@@ -120,7 +119,7 @@ public final class NTPServer: Service, Sendable {
         }
         let address = channel.localAddress!
         await binding.succeed(address)
-        logger.info("NTP server listening", metadata: ["address": .string("\(address)"), "stratum": .string("\(configuration.policy.stratum)")])
+        logger.info("NTP server listening", metadata: ["address": .string("\(address.endpoint)"), "stratum": .string("\(configuration.policy.stratum)")])
         try await withTaskCancellationHandler {
             try await withGracefulShutdownHandler {
                 try await channel.closeFuture.get()
@@ -130,7 +129,7 @@ public final class NTPServer: Service, Sendable {
         } onCancel: {
             channel.close(promise: nil)
         }
-        logger.info("NTP server stopped", metadata: ["address": .string("\(address)")])
+        logger.info("NTP server stopped", metadata: ["address": .string("\(address.endpoint)")])
     }
 
     /// The bound address, once ``run()`` has bound the socket (waits until then).
@@ -202,7 +201,7 @@ final class NTPServerHandler: ChannelInboundHandler {
         switch NTPServerResponder.check(envelope.data.readableBytesView) {
         case .drop(let reason):
             state.value.drop(reason)
-            logger.trace("NTP request dropped", metadata: ["client": .string("\(envelope.remoteAddress)"), "reason": .string("\(reason)")])
+            logger.trace("NTP request dropped", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)"), "reason": .string("\(reason)")])
             return
         case .answer(let packet):
             request = packet

@@ -1,0 +1,151 @@
+import NIOCore
+import NIOPosix
+import Testing
+import TimeSync
+import TimeSyncNTP
+
+/// Our client against our server on real loopback sockets.
+@Suite struct NTPLoopbackTests {
+    @Test func queryMeasuresAShiftedServer() async throws {
+        let shift = Duration.milliseconds(-750)
+        try await withNTPServer(timeBase: ShiftedTimeBase(shift: shift)) { _, address in
+            let result = try await NTPClient().query(host: "127.0.0.1", port: address.port!, timeout: .seconds(2), samples: 3, interval: .milliseconds(20))
+            let shiftNanoseconds = shift.nanosecondsClamped
+            #expect(result.bounds.contains(shiftNanoseconds), "bounds \(result.bounds) miss the shift")
+            #expect(abs((result.offset - shift).nanosecondsClamped) < 2_000_000)
+            #expect(result.samples.count == 3)
+            #expect(result.stratum == 1)
+            #expect(result.referenceID == .local)
+            #expect(result.address == "127.0.0.1")
+            #expect(result.error.nanosecondsClamped == result.bounds.halfWidth)
+            #expect(result.delay >= .zero)
+        }
+    }
+
+    @Test func serverOverItsRateLimitSendsRate() async throws {
+        let configuration = NTPServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0.001, rateLimitBurst: 2)
+        try await withNTPServer(configuration) { server, address in
+            let client = NTPClient()
+            _ = try await client.exchange(with: address, timeout: .seconds(2))
+            _ = try await client.exchange(with: address, timeout: .seconds(2))
+            do {
+                _ = try await client.exchange(with: address, timeout: .seconds(2))
+                Issue.record("the third request within the burst of two was answered")
+            } catch let error as NTPReplyError {
+                #expect(error == .kissOfDeath)
+                #expect(error.kissCode == .rate)
+            }
+            let statistics = try await server.statistics()
+            #expect(statistics.replied == 2)
+            #expect(statistics.kissesSent == 1)
+        }
+    }
+
+    @Test func serverCanDropInsteadOfKissing() async throws {
+        let configuration = NTPServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0.001, rateLimitBurst: 1, overLimitAction: .drop)
+        try await withNTPServer(configuration) { server, address in
+            let client = NTPClient()
+            _ = try await client.exchange(with: address, timeout: .seconds(2))
+            await #expect(throws: NTPClientError.timeout) {
+                try await client.exchange(with: address, timeout: .milliseconds(200))
+            }
+            #expect(try await server.statistics().dropped[.rateLimited] == 1)
+        }
+    }
+
+    @Test func serverIgnoresAndCountsWhatIsNotARequest() async throws {
+        try await withNTPServer { server, address in
+            let socket = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+            defer { socket.close(promise: nil) }
+            let junk: [[UInt8]] = [
+                [1, 2, 3],
+                NTPPacket(mode: .server).encoded(),
+                NTPPacket(mode: .control).encoded(),
+                NTPPacket(version: 7, mode: .client).encoded(),
+            ]
+            for bytes in junk {
+                try await socket.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)))
+            }
+            // A genuine request after the junk: once it is answered, the server has seen everything.
+            _ = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+            let statistics = try await server.statistics()
+            #expect(statistics.received == 5)
+            #expect(statistics.replied == 1)
+            #expect(statistics.dropped == [.malformed: 1, .notClientMode: 2, .unsupportedVersion: 1])
+        }
+    }
+
+    @Test func repliesAreNeverLargerThanRequests() async throws {
+        try await withNTPServer { server, address in
+            // A request with a MAC is answered with a bare 48-byte header.
+            var request = NTPPacket(version: 4, mode: .client, transmitTimestamp: NTPTimestamp(rawValue: 0x1234))
+            request.messageAuthenticationCode = [0, 0, 0, 1] + Array(repeating: 0xEE, count: 16)
+            let received = try await roundTrip(request.encoded(), to: address)
+            #expect(received.count == 48)
+            #expect(try NTPPacket(decoding: received).originTimestamp == request.transmitTimestamp)
+        }
+    }
+
+    @Test func ipv6Loopback() async throws {
+        let configuration = NTPServerConfiguration(host: "::1", port: 0)
+        let server = NTPServer(configuration: configuration)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            defer { group.cancelAll() }
+            let address: SocketAddress
+            do {
+                address = try await server.localAddress()
+            } catch {
+                return  // no IPv6 on this machine: nothing to test
+            }
+            let result = try await NTPClient().query(host: "::1", port: address.port!, timeout: .seconds(2))
+            #expect(result.address == "::1")
+            #expect(abs(result.offset.nanosecondsClamped) < 2_000_000)
+        }
+    }
+
+    @Test func serverStopsOnCancellation() async throws {
+        let server = NTPServer(configuration: .init(host: "127.0.0.1", port: 0))
+        let task = Task { try await server.run() }
+        let address = try await server.localAddress()
+        _ = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+        task.cancel()
+        try await task.value
+        await #expect(throws: NTPClientError.timeout) {
+            try await NTPClient().exchange(with: address, timeout: .milliseconds(200))
+        }
+    }
+
+    @Test func dnsFailureIsAnError() async {
+        await #expect(throws: NTPClientError.dnsFailure) {
+            try await NTPClient().query(host: "no-such-host.invalid", timeout: .milliseconds(200))
+        }
+    }
+}
+
+/// Sends raw bytes and returns the first datagram back.
+func roundTrip(_ bytes: [UInt8], to address: SocketAddress) async throws -> [UInt8] {
+    let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
+    let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .channelInitializer { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(Collector(continuation: continuation))
+            }
+        }
+        .bind(host: "127.0.0.1", port: 0).get()
+    defer { channel.close(promise: nil) }
+    try await channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)))
+    let timeout = channel.eventLoop.scheduleTask(in: .seconds(2)) { continuation.finish() }
+    defer { timeout.cancel() }
+    for await datagram in stream { return datagram }
+    throw NTPClientError.timeout
+}
+
+final class Collector: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    let continuation: AsyncStream<[UInt8]>.Continuation
+    init(continuation: AsyncStream<[UInt8]>.Continuation) { self.continuation = continuation }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        continuation.yield(Array(unwrapInboundIn(data).data.readableBytesView))
+    }
+}

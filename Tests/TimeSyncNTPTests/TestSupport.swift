@@ -1,0 +1,225 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+import TimeSync
+import TimeSyncNTP
+
+/// The system clocks with the wall clock shifted: a server whose clock is `shift` ahead.
+struct ShiftedTimeBase: TimeBase {
+    let shift: Duration
+    let base = SystemTimeBase()
+
+    func monotonicNow() -> MonotonicInstant { base.monotonicNow() }
+    func wallNow() -> UnixTime { base.wallNow().advanced(by: shift) }
+    func sleep(until deadline: MonotonicInstant) async throws { try await base.sleep(until: deadline) }
+    var bootSessionID: String? { base.bootSessionID }
+}
+
+/// Reads a hex string (whitespace ignored) as bytes.
+func hexBytes(_ text: String) -> [UInt8] {
+    let digits = Array(text.filter { !$0.isWhitespace })
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+}
+
+/// A seeded generator for tests (SplitMix64).
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Runs an NTP server on a free loopback port for the duration of `body`.
+func withNTPServer<T: Sendable>(
+    _ configuration: NTPServerConfiguration = NTPServerConfiguration(host: "127.0.0.1", port: 0),
+    timeBase: any TimeBase = SystemTimeBase(),
+    _ body: @Sendable (NTPServer, SocketAddress) async throws -> T
+) async throws -> T {
+    var configuration = configuration
+    configuration.port = 0
+    let server = NTPServer(configuration: configuration, timeBase: timeBase)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await server.run() }
+        defer { group.cancelAll() }
+        let address = try await server.localAddress()
+        return try await body(server, address)
+    }
+}
+
+/// A crafted NTP server: answers each datagram with whatever `respond` returns (any bytes, any
+/// number of datagrams).
+final class FakeNTPServer: Sendable {
+    typealias Responder = @Sendable (_ request: NTPPacket) -> [[UInt8]]
+
+    let channel: any Channel
+    let address: SocketAddress
+
+    private init(channel: any Channel) {
+        self.channel = channel
+        self.address = channel.localAddress!
+    }
+
+    static func start(_ respond: @escaping Responder) async throws -> FakeNTPServer {
+        let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Handler(respond: respond))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return FakeNTPServer(channel: channel)
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+
+    final class Handler: ChannelInboundHandler {
+        typealias InboundIn = AddressedEnvelope<ByteBuffer>
+        typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+        let respond: Responder
+        init(respond: @escaping Responder) { self.respond = respond }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let envelope = unwrapInboundIn(data)
+            guard let request = try? NTPPacket(decoding: envelope.data.readableBytesView) else { return }
+            for reply in respond(request) {
+                context.write(
+                    wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: ByteBuffer(bytes: reply))),
+                    promise: nil)
+            }
+            context.flush()
+        }
+    }
+}
+
+/// A well-formed server reply to `request`, stamped from the system wall clock plus `shift`.
+func goodReply(to request: NTPPacket, shift: Duration = .zero) -> NTPPacket {
+    let now = SystemTimeBase().wallNow().advanced(by: shift)
+    return NTPServerResponder.reply(
+        to: request, policy: NTPServerPolicy(stratum: 2, referenceID: NTPReferenceID(ipv4: 192, 0, 2, 1)),
+        receivedAt: now, transmitAt: now)
+}
+
+/// Whether the real peers are installed, and whether the run demands them.
+enum Interop {
+    /// Set by `scripts/test`: the interop tests fail, rather than skip, when a peer is missing.
+    static let required = ProcessInfo.processInfo.environment["TIMESYNC_REQUIRE_INTEROP"] == "1"
+
+    static func executable(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let directories = path.split(separator: ":").map(String.init) + ["/usr/sbin", "/usr/bin", "/sbin", "/usr/local/bin"]
+        for directory in directories {
+            let candidate = directory + "/" + name
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    static let chronyd = executable("chronyd")
+    static let faketime = executable("faketime")
+    static var available: Bool { chronyd != nil && faketime != nil }
+    /// Run the test when the peers are there, or when their absence must fail the run.
+    static var shouldRun: Bool { available || required }
+}
+
+/// A free UDP port on loopback: bind port 0, read the port, close.
+func freeUDPPort() async throws -> Int {
+    let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+    let port = channel.localAddress!.port!
+    try await channel.close()
+    return port
+}
+
+/// A child process in its own process group, with standard output and error captured to a file.
+///
+/// Spawned with `posix_spawn` and reaped with `waitpid`, so that stopping it also stops whatever it
+/// started (`faketime` runs `chronyd` as a child).
+final class ChildProcess {
+    let pid: pid_t
+    let outputPath: String
+    private var status: Int32?
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], outputPath: String) throws {
+        var fileActions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&fileActions)
+        defer { posix_spawn_file_actions_destroy(&fileActions) }
+        posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&fileActions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EPERM) }
+        self.pid = pid
+        self.outputPath = outputPath
+    }
+
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+
+    /// The exit code once the process has exited (−signal when killed), `nil` while it runs.
+    func poll() -> Int32? {
+        if let status { return status }
+        var raw: Int32 = 0
+        guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+        let signal = raw & 0x7F
+        status = signal == 0 ? (raw >> 8) & 0xFF : -signal
+        return status
+    }
+
+    /// Stops the whole process group: SIGTERM, then SIGKILL after a second; reaps the process.
+    func stop() {
+        guard poll() == nil else {
+            kill(-pid, SIGKILL)  // children it left behind
+            return
+        }
+        kill(-pid, SIGTERM)
+        for _ in 0..<50 where poll() == nil { usleep(20_000) }
+        kill(-pid, SIGKILL)
+        while poll() == nil { usleep(10_000) }
+    }
+
+    /// Waits for the process to exit by itself, up to `timeout`; stops it after that.
+    func wait(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while poll() == nil && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        if let status = poll() { return status }
+        stop()
+        return nil
+    }
+}
+
+/// A fresh temporary directory.
+func makeTemporaryDirectory() throws -> String {
+    let path = NSTemporaryDirectory() + "timesync-ntp-" + UUID().uuidString
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+/// An array behind a lock, for collecting events from other tasks.
+///
+/// `@unchecked Sendable` is safe: `items` is only read or written inside `lock.withLock`, so every
+/// access is serialized, and the elements themselves are `Sendable`.
+final class LockedArray<Element: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Element] = []
+
+    func append(_ item: Element) { lock.withLock { items.append(item) } }
+    var snapshot: [Element] { lock.withLock { items } }
+}
