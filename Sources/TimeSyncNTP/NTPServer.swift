@@ -21,7 +21,7 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     public var port: Int
     /// Stratum, reference identifier, precision, root delay and dispersion advertised.
     public var policy: NTPServerPolicy
-    /// Sustained requests per second per client address (default 1).
+    /// Sustained requests per second per client address (default 1); `.infinity` turns the limit off.
     public var rateLimit: Double
     /// Requests a client address may send back to back (default 8: an `iburst` and then some).
     public var rateLimitBurst: Double
@@ -206,9 +206,9 @@ final class NTPServerHandler: ChannelInboundHandler {
         case .answer(let packet):
             request = packet
         }
-        let client = envelope.remoteAddress.ipAddress ?? "\(envelope.remoteAddress)"
         let reply: NTPPacket
-        if state.value.limiter.admit(client, at: arrival) {
+        let unlimited = state.value.configuration.rateLimit == .infinity
+        if unlimited || state.value.limiter.admit(envelope.remoteAddress.ipAddress ?? "\(envelope.remoteAddress)", at: arrival) {
             let configuration = state.value.configuration
             let transmitAt = timeBase.wallNow()
             reply = NTPServerResponder.reply(
@@ -219,7 +219,7 @@ final class NTPServerHandler: ChannelInboundHandler {
             reply = NTPServerResponder.kiss(.rate, to: request)
             state.value.statistics.kissesSent += 1
             state.value.kissCounter.increment()
-            logger.debug("NTP client over its rate limit: RATE", metadata: ["client": .string("\(client)")])
+            logger.debug("NTP client over its rate limit: RATE", metadata: ["client": .string("\(envelope.remoteAddress)")])
         } else {
             state.value.drop(.rateLimited)
             return

@@ -8,11 +8,12 @@ public struct UDPRelayConfiguration: Sendable, Hashable {
     public var upstreamDelay: Duration
     /// Fixed delay from server to client.
     public var downstreamDelay: Duration
-    /// Extra delay drawn uniformly from `0 ... jitter` for each datagram (so datagrams may reorder).
+    /// The mean of an exponentially distributed extra delay for each datagram (queueing; datagrams may
+    /// reorder).
     public var jitter: Duration
-    /// Probability that a datagram gets ``spikeDelay`` on top (a queueing spike).
+    /// Probability that a datagram gets a spike on top (exponential, mean ``spikeDelay``).
     public var spikeProbability: Double
-    /// The extra delay of a spike.
+    /// The mean extra delay of a spike.
     public var spikeDelay: Duration
     /// Probability that a client-to-server datagram is dropped.
     public var upstreamLoss: Double
@@ -118,21 +119,6 @@ public final class UDPRelay: Sendable {
     }
 }
 
-/// SplitMix64: a small seeded generator (Steele, Lea and Flood 2014).
-struct RelayRandomNumberGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The relay's state; lives on its event loop.
 final class RelayCore {
     enum Upstream {
@@ -147,7 +133,7 @@ final class RelayCore {
     let configuration: UDPRelayConfiguration
     let upstream: SocketAddress
     let eventLoop: any EventLoop
-    var generator: RelayRandomNumberGenerator
+    var generator: SeededGenerator
     var statistics = UDPRelayStatistics()
     var listener: (any Channel)?
     var upstreams: [SocketAddress: Upstream] = [:]
@@ -157,18 +143,18 @@ final class RelayCore {
         self.configuration = configuration
         self.upstream = upstream
         self.eventLoop = eventLoop
-        self.generator = RelayRandomNumberGenerator(seed: configuration.seed)
+        self.generator = SeededGenerator(seed: configuration.seed)
     }
 
     /// The delay for one datagram, or `nil` to drop it.
     func fate(upstream: Bool) -> Duration? {
         let loss = upstream ? configuration.upstreamLoss : configuration.downstreamLoss
-        if loss > 0, Double.random(in: 0..<1, using: &generator) < loss { return nil }
+        if loss > 0, generator.nextBool(probability: loss) { return nil }
         var delay = upstream ? configuration.upstreamDelay : configuration.downstreamDelay
         let jitter = configuration.jitter.nanosecondsClamped
-        if jitter > 0 { delay += .nanoseconds(Int64.random(in: 0...jitter, using: &generator)) }
-        if configuration.spikeProbability > 0, Double.random(in: 0..<1, using: &generator) < configuration.spikeProbability {
-            delay += configuration.spikeDelay
+        if jitter > 0 { delay += .nanoseconds(Int64(generator.nextExponential(mean: Double(jitter)))) }
+        if configuration.spikeProbability > 0, generator.nextBool(probability: configuration.spikeProbability) {
+            delay += .nanoseconds(Int64(generator.nextExponential(mean: Double(configuration.spikeDelay.nanosecondsClamped))))
             statistics.spikes += 1
         }
         return delay

@@ -15,6 +15,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Serve HTTP /time and the timestamp header on this TCP address, e.g. 127.0.0.1:8080.")
     var http: String?
 
+    @Option(help: "SNTP: sustained requests per second per client address before Kiss-o'-Death RATE, or 'off'.")
+    var rateLimit: String = "1"
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -23,6 +26,13 @@ struct Serve: AsyncParsableCommand {
         if let ntp, parseHTTPAddress(ntp) == nil { throw ValidationError("--ntp: '\(ntp)' is not HOST:PORT") }
         if let http, parseHTTPAddress(http) == nil { throw ValidationError("--http: '\(http)' is not HOST:PORT") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
+        guard parsedRateLimit != nil else { throw ValidationError("--rate-limit takes a positive number or 'off'") }
+    }
+
+    var parsedRateLimit: Double? {
+        if rateLimit == "off" { return .infinity }
+        guard let value = Double(rateLimit), value.isFinite, value > 0 else { return nil }
+        return value
     }
 
     func run() async throws {
@@ -34,7 +44,7 @@ struct Serve: AsyncParsableCommand {
         let logger = Logger(label: "timesync.serve")
         var services: [any Service] = []
         if let ntp, let address = parseHTTPAddress(ntp) {
-            services.append(try makeNTPServerService(host: address.host, port: address.port, logger: logger))
+            services.append(try makeNTPServerService(host: address.host, port: address.port, rateLimit: parsedRateLimit, logger: logger))
         }
         if let http, let address = parseHTTPAddress(http) {
             services.append(try makeHTTPServerService(host: address.host, port: address.port, logger: logger))

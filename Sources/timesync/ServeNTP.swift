@@ -10,10 +10,13 @@ import TimeSyncNTP
 /// - Parameters:
 ///   - host: The address to bind (`::` or `0.0.0.0` for every interface).
 ///   - port: The UDP port (0 picks a free one; 123 needs privileges).
+///   - rateLimit: Requests per second per client (`nil`: the default; `.infinity`: no limit).
 ///   - logger: The server's logger; the bound address is logged at `info` once listening.
 /// - Returns: The service.
 /// - Throws: `NTPClientError.invalidServerAddress` for an empty host or a port outside 0–65535.
-func makeNTPServerService(host: String, port: Int, logger: Logger) throws -> some Service {
+func makeNTPServerService(host: String, port: Int, rateLimit: Double? = nil, logger: Logger) throws -> some Service {
     guard !host.isEmpty, (0...65_535).contains(port) else { throw NTPClientError.invalidServerAddress }
-    return NTPServer(configuration: NTPServerConfiguration(host: host, port: port), logger: logger)
+    var configuration = NTPServerConfiguration(host: host, port: port)
+    if let rateLimit { configuration.rateLimit = rateLimit }
+    return NTPServer(configuration: configuration, logger: logger)
 }
