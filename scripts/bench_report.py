@@ -8,6 +8,7 @@ import os
 import platform
 import re
 import subprocess
+import sys
 
 def machine():
     cpu = "unknown"
@@ -192,6 +193,8 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--clock", required=True)
     parser.add_argument("--simulate", required=True)
+    parser.add_argument("--ntp")
+    parser.add_argument("--http")
     parser.add_argument("--docs", default="docs")
     args = parser.parse_args()
     m = machine()
@@ -200,9 +203,19 @@ def main():
              f"- date: {m['date']}", f"- machine: {m['cpu']}, {m['cores']} cores, Linux {m['kernel']}",
              f"- toolchain: {m['swift']}", f"- load average at report time: {' '.join(m['load'])}", ""]
     lines += clock_section(args.clock)
-    lines += ["## 2. SNTP server throughput", "", "Not measured yet: the load generator is not written.", "",
-              "## 3. HTTP middleware overhead", "", "Not measured yet.", "",
-              "## 4. Accuracy on an impaired path", "", "Not measured yet.", ""]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    if args.ntp:
+        import bench_ntp
+        lines += bench_ntp.ntp_sections(args.ntp)
+    else:
+        lines += ["## 2. SNTP server throughput", "", "Not measured in this run.", "",
+                  "## 4a. NTP accuracy on an impaired path", "", "Not measured in this run.", ""]
+    if args.http:
+        import bench_http_report
+        lines += bench_http_report.http_sections(args.http)
+    else:
+        lines += ["## 3. HTTP middleware overhead", "", "Not measured in this run.", "",
+                  "## 4b. Date-only accuracy against htpdate", "", "Not measured in this run.", ""]
     lines += simulate_section(args.simulate, args.docs)
     os.makedirs(args.docs, exist_ok=True)
     with open(os.path.join(args.docs, "BENCHMARKS.md"), "w") as f:

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""NTP benchmarks, side by side with chronyd on loopback (issue 5, sections 2 and 4):
+
+2. SNTP server throughput: ntp-load offers rising request rates to `timesync serve --ntp --rate-limit off`
+   and to chronyd (no rate limit either), same generator and settings, server and generator pinned to
+   different cores; answered requests/s and reply latency p50/p99 per rate.
+4. Accuracy on an impaired path: chronyd serves a clock shifted by libfaketime; a seeded udp-relay
+   (base delay each way, exponential jitter, spikes, loss) sits in front of it; our client
+   (`timesync query --samples 4`) and `chronyd -Q ... maxsamples 4` measure the shift through the same
+   relay settings and seed, four packets each; |measured - shift| for each.
+
+Usage: scripts/bench_ntp.py OUT.json   (expects release builds of timesync, ntp-load and udp-relay)
+"""
+import json
+import os
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TIMESYNC = os.path.join(ROOT, ".build/release/timesync")
+NTP_LOAD = os.path.join(ROOT, "Benchmarks/.build/release/ntp-load")
+RELAY = os.path.join(ROOT, "Benchmarks/.build/release/udp-relay")
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+SHIFT = 1.5
+RATES = [5000, 10000, 20000, 40000, 80000, 160000]
+SEEDS = list(range(1, 11))
+PATH = {"up_ms": 15, "down_ms": 15, "jitter_ms": 8, "spike_probability": 0.05, "spike_ms": 150, "loss": 0.02}
+ASYMMETRIC = dict(PATH, up_ms=25, down_ms=5)
+processes = []
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(cmd, env=None, cpu=None):
+    if cpu is not None and os.cpu_count() and os.cpu_count() > 1:
+        cmd = ["taskset", "-c", str(cpu)] + cmd
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    processes.append(p)
+    return p
+
+
+def stop(p):
+    if p.poll() is None:
+        try:
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(timeout=3)
+        except Exception:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+def cleanup(*_):
+    for p in processes:
+        try:
+            stop(p)
+        except Exception:
+            pass
+
+
+def chronyd(port, directory, shift=None):
+    conf = os.path.join(directory, f"chrony-{port}.conf")
+    with open(conf, "w") as f:
+        f.write(f"port {port}\nbindaddress 127.0.0.1\nallow 127.0.0.1\nlocal stratum 3\ncmdport 0\n"
+                f"pidfile {directory}/chronyd-{port}.pid\n")
+    env = dict(os.environ)
+    if shift is not None:
+        env.update({"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": f"{shift:+}s", "FAKETIME_DONT_FAKE_MONOTONIC": "1"})
+    p = start(["chronyd", "-x", "-d", "-u", "root", "-f", conf], env=env, cpu=1)
+    time.sleep(1.0)
+    return p
+
+
+def load(port):
+    out = subprocess.run([NTP_LOAD, "--host", "127.0.0.1", "--port", str(port), "--rates", ",".join(map(str, RATES)),
+                          "--seconds", "2", "--json"] if os.cpu_count() < 2 else
+                         ["taskset", "-c", "0", NTP_LOAD, "--host", "127.0.0.1", "--port", str(port),
+                          "--rates", ",".join(map(str, RATES)), "--seconds", "2", "--json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def throughput(directory):
+    result = {}
+    port = free_port()
+    ours = start([TIMESYNC, "serve", "--ntp", f"127.0.0.1:{port}", "--rate-limit", "off", "--log-level", "warning"], cpu=1)
+    time.sleep(1.0)
+    result["timesync"] = load(port)
+    stop(ours)
+    port = free_port()
+    chrony = chronyd(port, directory)
+    result["chronyd"] = load(port)
+    stop(chrony)
+    return result
+
+
+def relay(listen, upstream, seed, path):
+    return start([RELAY, "--listen", f"127.0.0.1:{listen}", "--upstream", f"127.0.0.1:{upstream}",
+                  "--up-ms", str(path["up_ms"]), "--down-ms", str(path["down_ms"]), "--jitter-ms", str(path["jitter_ms"]),
+                  "--spike-probability", str(path["spike_probability"]), "--spike-ms", str(path["spike_ms"]),
+                  "--loss", str(path["loss"]), "--seed", str(seed)])
+
+
+def ours_through(port):
+    out = subprocess.run([TIMESYNC, "query", f"ntp://127.0.0.1:{port}", "--samples", "4", "--timeout", "2", "--json"],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return None
+    return json.loads(out.stdout)["offset"]
+
+
+def chrony_through(port):
+    out = subprocess.run(["chronyd", "-Q", "-f", "/dev/null", f"server 127.0.0.1 port {port} iburst maxsamples 4"],
+                         capture_output=True, text=True, timeout=60)
+    m = re.search(r"System clock wrong by (-?[0-9.]+) seconds", out.stdout + out.stderr)
+    # chronyd reports how far the local clock is off: the server's offset, with its sign.
+    return float(m.group(1)) if m else None
+
+
+def accuracy(directory, path, seeds):
+    upstream = free_port()
+    server = chronyd(upstream, directory, shift=SHIFT)
+    rows = []
+    for seed in seeds:
+        row = {"seed": seed}
+        for name, measure in [("timesync", ours_through), ("chronyd", chrony_through)]:
+            port = free_port()
+            r = relay(port, upstream, seed, path)
+            time.sleep(0.5)
+            value = measure(port)
+            stop(r)
+            row[name] = None if value is None else value - SHIFT
+        rows.append(row)
+        print(f"  seed {seed}: timesync {row['timesync']}, chronyd {row['chronyd']}", file=sys.stderr)
+    stop(server)
+    return {"path": path, "shift": SHIFT, "rows": rows}
+
+
+def main():
+    out = sys.argv[1]
+    signal.signal(signal.SIGTERM, cleanup)
+    directory = tempfile.mkdtemp(prefix="timesync-bench-")
+    os.chmod(directory, 0o777)
+    try:
+        print("  throughput…", file=sys.stderr)
+        result = {"throughput": throughput(directory), "rates": RATES}
+        print("  accuracy through the relay (symmetric base, random asymmetry)…", file=sys.stderr)
+        result["accuracy"] = accuracy(directory, PATH, SEEDS)
+        print("  accuracy through the relay (fixed 20 ms asymmetry)…", file=sys.stderr)
+        result["asymmetric"] = accuracy(directory, ASYMMETRIC, SEEDS[:3])
+        with open(out, "w") as f:
+            json.dump(result, f, indent=2)
+    finally:
+        cleanup()
+
+
+def summarize(errors):
+    values = [abs(e) for e in errors if e is not None]
+    return (statistics.median(values), max(values), len(values)) if values else (float("nan"), float("nan"), 0)
+
+
+def ntp_sections(path):
+    """Markdown for sections 2 and 4a from the JSON this script writes."""
+    with open(path) as f:
+        data = json.load(f)
+    lines = ["## 2. SNTP server throughput", "",
+             "`ntp-load` (Benchmarks/Tools) offers each rate for 2 s from one client address; the server under test "
+             "runs on core 1, the generator on core 0. `timesync serve --ntp … --rate-limit off` against `chronyd` "
+             "(no `ratelimit` directive), loopback, same settings.", "",
+             "| offered /s | timesync answered /s | p50 / p99 µs | chronyd answered /s | p50 / p99 µs |",
+             "| ---: | ---: | ---: | ---: | ---: |"]
+    ours, chrony = data["throughput"]["timesync"], data["throughput"]["chronyd"]
+    for a, b in zip(ours, chrony):
+        lines.append(f"| {a['offeredRate']} | {a['answeredRate']:.0f} | {a['p50LatencyMicroseconds'] or float('nan'):.0f} / "
+                     f"{a['p99LatencyMicroseconds'] or float('nan'):.0f} | {b['answeredRate']:.0f} | "
+                     f"{b['p50LatencyMicroseconds'] or float('nan'):.0f} / {b['p99LatencyMicroseconds'] or float('nan'):.0f} |")
+    best_ours = max(ours, key=lambda r: r["answeredRate"])
+    best_chrony = max(chrony, key=lambda r: r["answeredRate"])
+    ratio = best_ours["answeredRate"] / best_chrony["answeredRate"] if best_chrony["answeredRate"] else float("nan")
+    lines += ["", f"Highest answered rate: timesync **{best_ours['answeredRate']:.0f}/s** (p99 {best_ours['p99LatencyMicroseconds']:.0f} µs) "
+              f"vs chronyd **{best_chrony['answeredRate']:.0f}/s** (p99 {best_chrony['p99LatencyMicroseconds']:.0f} µs): "
+              f"**{ratio:.2f}×** (goal ≥ 1.5× at no worse p99).", "",
+              "Reproduce: `scripts/bench` (or `scripts/bench_ntp.py out.json` after the release builds).", ""]
+    for key, title in [("accuracy", "random per-packet asymmetry"), ("asymmetric", "a fixed asymmetry no client can see")]:
+        acc = data[key]
+        p = acc["path"]
+        o = summarize([r["timesync"] for r in acc["rows"]])
+        c = summarize([r["chronyd"] for r in acc["rows"]])
+        lines += [f"## 4a. NTP accuracy through the relay: {title}" if key == "accuracy" else f"### 4a'. {title}", "",
+                  f"chronyd under libfaketime `+{acc['shift']}s`; relay: {p['up_ms']} ms up, {p['down_ms']} ms down, exponential "
+                  f"jitter mean {p['jitter_ms']} ms, spikes {p['spike_probability']*100:.0f}% of mean {p['spike_ms']} ms, "
+                  f"{p['loss']*100:.0f}% loss each way; seeds {', '.join(str(r['seed']) for r in acc['rows'])}; four packets per "
+                  "client per seed.", "",
+                  "| seed | timesync error | chronyd -Q error |", "| ---: | ---: | ---: |"]
+        for r in acc["rows"]:
+            fmt = lambda e: "no answer" if e is None else f"{e * 1e3:+.2f} ms"
+            lines.append(f"| {r['seed']} | {fmt(r['timesync'])} | {fmt(r['chronyd'])} |")
+        lines += ["", f"Median |error|: timesync **{o[0]*1e3:.2f} ms**, chronyd **{c[0]*1e3:.2f} ms** "
+                  f"(**{o[0]/c[0]:.2f}×**, goal ≤ 0.5×); max: timesync {o[1]*1e3:.2f} ms, chronyd {c[1]*1e3:.2f} ms "
+                  f"(goal: no worse).", ""]
+    return lines
+
+
+if __name__ == "__main__":
+    main()
