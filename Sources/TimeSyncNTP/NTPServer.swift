@@ -105,6 +105,11 @@ public final class NTPServer: Service, Sendable {
             let timeBase = self.timeBase
             let logger = self.logger
             channel = try await DatagramBootstrap(group: eventLoop)
+                // Read up to 32 datagrams per system call (recvmmsg); replies written in one read
+                // burst go out together on the flush at the end of it (sendmmsg).
+                .channelOption(.datagramVectorReadMessageCount, value: 32)
+                .channelOption(.maxMessagesPerRead, value: 8)
+                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 2048))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
@@ -229,9 +234,13 @@ final class NTPServerHandler: ChannelInboundHandler {
             state.value.drop(.replyTooLarge)
             return
         }
-        context.writeAndFlush(
+        context.write(
             wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: context.channel.allocator.buffer(bytes: bytes))),
             promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.flush()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
