@@ -44,3 +44,47 @@ struct Query: AsyncParsableCommand {
         }
     }
 }
+
+/// The JSON of `timesync query`, for every kind of server: the common fields first, then those only
+/// one protocol has (absent otherwise). Seconds as numbers.
+struct QueryReport: Encodable {
+    /// The server, `host:port`.
+    var server: String
+    /// Server time − local wall clock, seconds; positive when the server is ahead.
+    var offset: Double
+    /// Half-width of the bounds around `offset`, seconds.
+    var error: Double
+    /// Lowest network delay of the samples, seconds.
+    var delay: Double
+    /// Samples used.
+    var samples: Int
+    /// Bounds on the offset, seconds.
+    var bounds: [Double]
+
+    /// NTP: the IP address that answered.
+    var address: String?
+    /// NTP: the server's stratum.
+    var stratum: Int?
+    /// NTP: the server's reference identifier (ASCII or dotted quad).
+    var referenceID: String?
+    /// NTP: leap indicator, `none`, `insert`, `delete` or `unsynchronized`.
+    var leap: String?
+    /// NTP: root delay / 2 + root dispersion, seconds.
+    var rootDistance: Double?
+
+    /// HTTP: the URL queried.
+    var url: String?
+    /// HTTP: `header` (TimeSync-Time) or `date` (Date header).
+    var method: String?
+    /// HTTP: requests sent, the discarded connection-opening one included.
+    var requests: Int?
+    /// HTTP: responses rejected (cached, replayed, malformed).
+    var rejected: Int?
+}
+
+/// One line of JSON with sorted keys.
+func compactJSON(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}

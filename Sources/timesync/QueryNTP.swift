@@ -3,32 +3,6 @@ import Logging
 import TimeSync
 import TimeSyncNTP
 
-/// The JSON of `timesync query ntp://…`: seconds as numbers, the same field names as the HTTP query.
-struct NTPQueryReport: Encodable {
-    /// The server, `host:port`.
-    var server: String
-    /// The IP address that answered.
-    var address: String
-    /// Server time − local wall clock, seconds; positive when the server is ahead.
-    var offset: Double
-    /// Half-width of the bounds around `offset`, seconds.
-    var error: Double
-    /// Lowest network delay of the samples, seconds.
-    var delay: Double
-    /// The server's stratum.
-    var stratum: Int
-    /// Samples used.
-    var samples: Int
-    /// Bounds on the offset, seconds.
-    var bounds: [Double]
-    /// The server's reference identifier (ASCII or dotted quad).
-    var referenceID: String
-    /// Leap indicator: `none`, `insert`, `delete` or `unsynchronized`.
-    var leap: String
-    /// Root delay / 2 + root dispersion, seconds.
-    var rootDistance: Double
-}
-
 /// Runs `timesync query ntp://HOST[:PORT]`, like `sntp`/`ntpdig`.
 ///
 /// - Parameters:
@@ -53,16 +27,16 @@ func runNTPQuery(url: String, samples: Int, timeout: Double, json: Bool) async t
 
 /// The result as JSON (sorted keys, one line).
 func ntpQueryJSON(_ result: NTPQueryResult) throws -> String {
-    let report = NTPQueryReport(
-        server: result.server.description, address: result.address, offset: result.offset.secondsValue,
-        error: result.error.secondsValue, delay: result.delay.secondsValue, stratum: Int(result.stratum),
-        samples: result.samples.count,
-        bounds: [Double(result.bounds.lower) / 1e9, Double(result.bounds.upper) / 1e9],
-        referenceID: result.referenceID.description, leap: leapName(result.leap),
-        rootDistance: result.rootDistance.secondsValue)
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return String(decoding: try encoder.encode(report), as: UTF8.self)
+    var report = QueryReport(
+        server: result.server.description, offset: result.offset.secondsValue, error: result.error.secondsValue,
+        delay: result.delay.secondsValue, samples: result.samples.count,
+        bounds: [Double(result.bounds.lower) / 1e9, Double(result.bounds.upper) / 1e9])
+    report.address = result.address
+    report.stratum = Int(result.stratum)
+    report.referenceID = result.referenceID.description
+    report.leap = leapName(result.leap)
+    report.rootDistance = result.rootDistance.secondsValue
+    return try compactJSON(report)
 }
 
 /// The result as `sntp` prints it: `2026-11-21T05:36:17.123Z +1.500123 +/- 0.000456 host address s3 no-leap`.
