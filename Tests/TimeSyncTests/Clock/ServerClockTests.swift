@@ -183,76 +183,74 @@ import TimeSync
 @Suite struct ServerClockSleepTests {
     let s = Fixture.second
 
-    /// Starts a sleep until `deadline`; returns the monotonic instant it woke at.
-    func sleeper(_ clock: ServerClock, until deadline: UnixTime) -> Task<MonotonicInstant, any Error> {
-        Task {
-            try await clock.sleep(until: deadline)
-            return clock.timeBase.monotonicNow()
+    /// A clock calibrated exactly to `offset`, and a task sleeping until `seconds` of server time from
+    /// now, registered as a sleeper; the task returns the monotonic instant it woke at.
+    struct Sleeping {
+        let base = ManualTimeBase()
+        let clock: ServerClock
+        let start: MonotonicInstant
+        let deadline: UnixTime
+        let task: Task<MonotonicInstant, any Error>
+
+        init(offset: Int64, seconds: Int64) async throws {
+            clock = ServerClock(timeBase: base)
+            clock.calibrate(with: try Fixture.exchange("a", offset: offset, at: base.monotonicNow(), forward: 0, backward: 0))
+            start = base.monotonicNow()
+            let deadline = clock.now.advanced(by: .seconds(seconds))
+            self.deadline = deadline
+            let clock = self.clock
+            task = Task {
+                try await clock.sleep(until: deadline)
+                return clock.timeBase.monotonicNow()
+            }
+            #expect(await base.waitForSleepers(1))
+        }
+
+        /// The server turns out to be at `offset` after all (it was stepped).
+        func recalibrate(offset: Int64) async throws {
+            clock.reset()
+            clock.calibrate(with: try Fixture.exchange("a", offset: offset, at: base.monotonicNow(), forward: 0, backward: 0))
+            #expect(await base.waitForSleepers(1))
+        }
+
+        /// Waits for the task and checks it woke `seconds` after the start, at or past the deadline.
+        func expectWake(after seconds: Int64) async throws {
+            let woke = try await task.value
+            #expect(woke == start.advanced(by: .seconds(seconds)))
+            #expect(clock.reading(at: woke).serverTime >= deadline)
         }
     }
 
     @Test func sleepWakesAtTheServerTimeDeadline() async throws {
-        let base = ManualTimeBase()
-        let clock = ServerClock(timeBase: base)
-        clock.calibrate(with: try Fixture.exchange(offset: 100 * s, at: base.monotonicNow(), forward: 0, backward: 0))
-        let start = base.monotonicNow()
-        let deadline = clock.now.advanced(by: .seconds(5))
-        let task = sleeper(clock, until: deadline)
-        #expect(await base.waitForSleepers(1))
-        base.advance(by: .seconds(4))
-        #expect(base.sleeperCount == 1)
-        base.advance(by: .seconds(1))
-        let woke = try await task.value
-        #expect(woke == start.advanced(by: .seconds(5)))
-        #expect(clock.reading(at: woke).serverTime >= deadline)
+        let sleeping = try await Sleeping(offset: 100 * s, seconds: 5)
+        sleeping.base.advance(by: .seconds(4))
+        #expect(sleeping.base.sleeperCount == 1)
+        sleeping.base.advance(by: .seconds(1))
+        try await sleeping.expectWake(after: 5)
     }
 
     @Test func aRecalibrationThatBringsTheDeadlineCloserWakesTheSleeperEarlier() async throws {
-        let base = ManualTimeBase()
-        let clock = ServerClock(timeBase: base)
-        clock.calibrate(with: try Fixture.exchange("a", offset: 0, at: base.monotonicNow(), forward: 0, backward: 0))
-        let start = base.monotonicNow()
-        let deadline = clock.now.advanced(by: .seconds(10))
-        let task = sleeper(clock, until: deadline)
-        #expect(await base.waitForSleepers(1))
-        base.advance(by: .seconds(1))
-        // The server turns out to be 3 s further ahead (it was stepped): the deadline is 3 s closer.
-        clock.reset()
-        clock.calibrate(with: try Fixture.exchange("a", offset: 3 * s, at: base.monotonicNow(), forward: 0, backward: 0))
-        #expect(await base.waitForSleepers(1))
-        base.advance(by: .seconds(6))
-        let woke = try await task.value
-        #expect(woke == start.advanced(by: .seconds(7)))
-        #expect(clock.reading(at: woke).serverTime >= deadline)
+        let sleeping = try await Sleeping(offset: 0, seconds: 10)
+        sleeping.base.advance(by: .seconds(1))
+        // The server turns out to be 3 s further ahead: the deadline is 3 s closer.
+        try await sleeping.recalibrate(offset: 3 * s)
+        sleeping.base.advance(by: .seconds(6))
+        try await sleeping.expectWake(after: 7)
     }
 
     @Test func aRecalibrationThatPushesTheDeadlineAwayKeepsItAsleep() async throws {
-        let base = ManualTimeBase()
-        let clock = ServerClock(timeBase: base)
-        clock.calibrate(with: try Fixture.exchange("a", offset: 0, at: base.monotonicNow(), forward: 0, backward: 0))
-        let start = base.monotonicNow()
-        let deadline = clock.now.advanced(by: .seconds(10))
-        let task = sleeper(clock, until: deadline)
-        #expect(await base.waitForSleepers(1))
-        clock.reset()
-        clock.calibrate(with: try Fixture.exchange("a", offset: -2 * s, at: base.monotonicNow(), forward: 0, backward: 0))
-        #expect(await base.waitForSleepers(1))
-        base.advance(by: .seconds(10))  // the old deadline: too early now
-        #expect(await base.waitForSleepers(1))
-        base.advance(by: .seconds(2))
-        let woke = try await task.value
-        #expect(woke == start.advanced(by: .seconds(12)))
-        #expect(clock.reading(at: woke).serverTime >= deadline)
+        let sleeping = try await Sleeping(offset: 0, seconds: 10)
+        try await sleeping.recalibrate(offset: -2 * s)
+        sleeping.base.advance(by: .seconds(10))  // the old deadline: too early now
+        #expect(await sleeping.base.waitForSleepers(1))
+        sleeping.base.advance(by: .seconds(2))
+        try await sleeping.expectWake(after: 12)
     }
 
     @Test func cancellingASleepThrows() async throws {
-        let base = ManualTimeBase()
-        let clock = ServerClock(timeBase: base)
-        clock.calibrate(with: try Fixture.exchange(offset: 0, at: base.monotonicNow()))
-        let task = sleeper(clock, until: clock.now.advanced(by: .seconds(60)))
-        #expect(await base.waitForSleepers(1))
-        task.cancel()
-        await #expect(throws: CancellationError.self) { try await task.value }
+        let sleeping = try await Sleeping(offset: 0, seconds: 60)
+        sleeping.task.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeping.task.value }
     }
 
     @Test func worksAsASwiftClock() async throws {
