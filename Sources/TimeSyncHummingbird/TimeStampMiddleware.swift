@@ -55,7 +55,7 @@ public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
 
 extension HTTPField.Name {
     /// `TimeSync-Time`, the response header of ``TimeStampMiddleware``.
-    public static var timeSyncTime: Self { Self(HTTPTimeHeader.name)! }
+    public static let timeSyncTime = Self(HTTPTimeHeader.name)!
     /// `TimeSync-Nonce`, the request header a client's nonce travels in.
-    public static var timeSyncNonce: Self { Self(HTTPTimeHeader.nonceName)! }
+    public static let timeSyncNonce = Self(HTTPTimeHeader.nonceName)!
 }

@@ -14,7 +14,7 @@ struct Query: AsyncParsableCommand {
     @Argument(help: "The server: ntp://HOST[:PORT], http://HOST[:PORT][/PATH] or https://…")
     var url: String
 
-    @Option(help: "How many exchanges to make (1-64).")
+    @Option(help: "How many samples to take (1-64); HTTP sends one more request first, to open the connection.")
     var samples: Int = 4
 
     @Option(help: "Seconds to wait for each NTP reply.")

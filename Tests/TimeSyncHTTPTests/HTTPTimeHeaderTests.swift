@@ -1,6 +1,6 @@
 import Testing
 import TimeSync
-import TimeSyncHTTP
+@testable import TimeSyncHTTP
 
 @Suite("TimeSync-Time structured field")
 struct HTTPTimeHeaderTests {
@@ -73,5 +73,26 @@ struct HTTPTimeHeaderTests {
         #expect(HTTPTimeNonce.parse(#""unterminated"#) == nil)
         #expect(HTTPTimeNonce.parse("\"" + String(repeating: "a", count: 65) + "\"") == nil)
         #expect(HTTPTimeNonce.parse(#""""#) == nil)
+    }
+}
+
+@Suite("TimeSync-Time fast writer")
+struct HTTPTimeHeaderWriterTests {
+    @Test(
+        "the hand-written field value is byte-identical to the structured-field serializer's",
+        arguments: [
+            (Int64(1_763_701_484_123_456_789), Int64(1_763_701_484_123_987_654), String?.none, Duration?.none),
+            (0, 5, "q8Zt1v0cYx3LmR2a", .nanoseconds(1_500)),
+            (-1_000_000_001, -999_999_999, "with \"quotes\" and \\ backslash", .zero),
+            (1_999_999_999_999_999_999, 2_000_000_000_000_000_000, " spaces ~!@#$%^&*() ", .seconds(2)),
+            (1_763_701_484_000_000_000, 1_763_701_484_000_000_000 + 11 * 86_400 * 1_000_000_000, "x", .seconds(-1)),
+            (1_763_701_484_000_000_000, 1_763_701_484_000_000_001, "bad\u{7}nonce", .nanoseconds(Int64.max)),
+        ])
+    func byteIdentical(receive: Int64, transmit: Int64, nonce: String?, uncertainty: Duration?) throws {
+        let header = HTTPTimeHeader(
+            serverReceive: UnixTime(nanoseconds: receive), serverTransmit: UnixTime(nanoseconds: transmit), nonce: nonce,
+            uncertainty: uncertainty)
+        #expect(header.fieldValue == header.serializedFieldValue)
+        #expect(try HTTPTimeHeader(parsing: header.fieldValue).serverReceive == header.serverReceive)
     }
 }

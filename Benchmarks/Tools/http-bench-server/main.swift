@@ -1,0 +1,60 @@
+// The server of the HTTP middleware benchmark (`scripts/bench-http`): one small JSON route, `GET /api`,
+// served by Hummingbird with or without `TimeStampMiddleware` in front of it, so `wrk` can measure what
+// the middleware costs on the same route in the same build.
+//
+// Usage: http-bench-server [--middleware] [--host 127.0.0.1] [--port 0]
+// Prints the bound port on its own line once listening; runs until SIGINT/SIGTERM.
+import Foundation
+import Hummingbird
+import Logging
+import TimeSyncHummingbird
+
+/// The `/api` answer: a small JSON object, encoded per request like a real API's.
+struct Status: ResponseEncodable, Sendable {
+    var service: String
+    var healthy: Bool
+    var version: Int
+    var tags: [String]
+}
+
+/// The command line: `--middleware` to add `TimeStampMiddleware`, `--host`, `--port`.
+struct Options {
+    var middleware = false
+    var host = "127.0.0.1"
+    var port = 0
+
+    init(_ arguments: [String]) {
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--middleware": middleware = true
+            case "--no-middleware": middleware = false
+            case "--host": host = rest.popFirst() ?? host
+            case "--port": port = rest.popFirst().flatMap(Int.init) ?? port
+            default:
+                FileHandle.standardError.write(Data("usage: http-bench-server [--middleware] [--host H] [--port P]\n".utf8))
+                exit(64)
+            }
+        }
+    }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+var logger = Logger(label: "http-bench-server")
+logger.logLevel = .warning
+
+let router = Router(context: BasicRequestContext.self)
+if options.middleware {
+    router.add(middleware: TimeStampMiddleware())
+}
+let status = Status(service: "timesync-bench", healthy: true, version: 1, tags: ["a", "b", "c"])
+router.get("/api") { _, _ in status }
+
+let app = Application(
+    router: router,
+    configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+    onServerRunning: { channel in
+        FileHandle.standardOutput.write(Data("\(channel.localAddress?.port ?? options.port)\n".utf8))
+    },
+    logger: logger)
+try await app.runService()
