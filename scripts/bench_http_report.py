@@ -13,14 +13,10 @@ GOAL_LOSS = 0.03
 
 
 def _duration(seconds):
-    if seconds is None:
-        return "-"
-    a = abs(seconds)
-    if a < 1e-3:
-        return f"{seconds * 1e6:.0f} µs"
-    if a < 1:
-        return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds:.3f} s"
+    """Seconds in a readable unit; the one formatter of the benchmark reports."""
+    from bench_report import fmt
+    return fmt(seconds)
+
 
 
 def _ratio(value, peer, digits=2):
