@@ -21,7 +21,10 @@ struct PublishedEstimate {
     var estimate: Int64
     var rate: Double
 
-    /// θ at a monotonic reading at or after the anchor (see ``OffsetModel/estimate(at:)``).
+    /// θ at a monotonic reading at or after the anchor: ``OffsetModel/estimate(at:)`` without its
+    /// saturating arithmetic. Deliberately a second copy for the hot path — the saturating version
+    /// measured 30 ns against 27 ns per `now` (raw clock read: 23 ns). Safe unchecked: published rates
+    /// come from estimators, inside the drift prior, which ``EstimatorConfiguration`` caps at 1 %.
     @inline(__always)
     func offset(at monotonic: Int64) -> Int64? {
         let elapsed = monotonic &- anchor
