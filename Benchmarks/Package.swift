@@ -3,6 +3,9 @@
 // (or `swift package benchmark` in this folder).
 import PackageDescription
 
+// SwiftPM names a path dependency after its folder, and a clone's folder can have any name.
+let root = String(#filePath.split(separator: "/").dropLast(2).last ?? "timesync").lowercased()
+
 let package = Package(
     name: "TimeSyncBenchmarks",
     platforms: [.macOS(.v13)],
@@ -13,18 +16,20 @@ let package = Package(
     ],
     targets: [
         // The SNTP load generator: the same settings against our server and chronyd.
-        .executableTarget(name: "ntp-load", path: "Tools/ntp-load"),
+        .executableTarget(name: "ntp-load", dependencies: ["CBatchSocket"], path: "Tools/ntp-load"),
+        // sendmmsg/recvmmsg, which Glibc's Swift module leaves out.
+        .target(name: "CBatchSocket", path: "Tools/CBatchSocket"),
         // A seeded user-space UDP relay (delay, jitter, spikes, loss per direction): the kernel has no netem.
         .executableTarget(
             name: "udp-relay",
-            dependencies: [.product(name: "TimeSyncNTP", package: "main")],
+            dependencies: [.product(name: "TimeSyncNTP", package: root)],
             path: "Tools/udp-relay"
         ),
         // The HTTP middleware benchmark's server: one JSON route, with or without TimeStampMiddleware.
         .executableTarget(
             name: "http-bench-server",
             dependencies: [
-                .product(name: "TimeSyncHummingbird", package: "main"),
+                .product(name: "TimeSyncHummingbird", package: root),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             path: "Tools/http-bench-server"
@@ -32,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "ClockRead",
             dependencies: [
-                .product(name: "TimeSync", package: "main"),
+                .product(name: "TimeSync", package: root),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/ClockRead",

@@ -28,7 +28,7 @@ NTP_LOAD = os.path.join(ROOT, "Benchmarks/.build/release/ntp-load")
 RELAY = os.path.join(ROOT, "Benchmarks/.build/release/udp-relay")
 FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 SHIFT = 1.5
-RATES = [5000, 10000, 20000, 40000, 80000, 160000]
+RATES = [20000, 40000, 80000, 160000, 240000, 320000, 480000, 640000]
 SEEDS = list(range(1, 11))
 PATH = {"up_ms": 15, "down_ms": 15, "jitter_ms": 8, "spike_probability": 0.05, "spike_ms": 150, "loss": 0.02}
 ASYMMETRIC = dict(PATH, up_ms=25, down_ms=5)

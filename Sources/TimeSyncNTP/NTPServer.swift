@@ -1,5 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import Metrics
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -27,11 +33,20 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     public var rateLimitBurst: Double
     /// What happens over the limit (default: Kiss-o'-Death `RATE`).
     public var overLimitAction: OverLimitAction
+    /// Sockets serving the port, each on its own event loop (default 1). Above 1 they share the port
+    /// with `SO_REUSEPORT`: the kernel spreads clients over them by address and port, so the server
+    /// uses that many cores (chronyd answers on one). The rate limit stays one per client address,
+    /// shared by all of them.
+    public var threads: Int
+
+    /// The cores this process may run on (its CPU affinity and cgroup quota counted): a ``threads``
+    /// value that uses them all.
+    public static var availableCores: Int { System.coreCount }
 
     /// Creates a configuration.
     public init(
         host: String = "127.0.0.1", port: Int = 123, policy: NTPServerPolicy = .init(), rateLimit: Double = 1,
-        rateLimitBurst: Double = 8, overLimitAction: OverLimitAction = .kissOfDeath
+        rateLimitBurst: Double = 8, overLimitAction: OverLimitAction = .kissOfDeath, threads: Int = 1
     ) {
         self.host = host
         self.port = port
@@ -39,6 +54,7 @@ public struct NTPServerConfiguration: Sendable, Hashable {
         self.rateLimit = rateLimit
         self.rateLimitBurst = rateLimitBurst
         self.overLimitAction = overLimitAction
+        self.threads = max(1, threads)
     }
 }
 
@@ -66,21 +82,23 @@ public struct NTPServerStatistics: Sendable, Hashable {
 /// dimension) and are also readable with ``statistics()``.
 ///
 /// The receive timestamp is read as the first thing in the channel handler's `channelRead`, the
-/// transmit timestamp just before the reply is written.
+/// transmit timestamp just before the reply is written. Each socket reads up to 32 datagrams per
+/// system call (`recvmmsg`) and sends the replies of one read burst together (`sendmmsg`);
+/// ``NTPServerConfiguration/threads`` sockets share the port to use several cores.
 public final class NTPServer: Service, Sendable {
     /// The configuration.
     public let configuration: NTPServerConfiguration
     private let timeBase: any TimeBase
-    private let eventLoop: any EventLoop
     private let logger: Logger
-    private let state: NIOLoopBoundBox<NTPServerState>
+    /// One per socket, each confined to its own event loop.
+    private let states: [NIOLoopBoundBox<NTPServerState>]
     private let binding = BindingWaiter()
 
     /// Creates a server; nothing is bound until ``run()``.
     /// - Parameters:
-    ///   - configuration: Address, advertised clock quality and rate limit.
+    ///   - configuration: Address, advertised clock quality, rate limit and number of sockets.
     ///   - timeBase: The clocks: wall for timestamps, monotonic for the rate limiter.
-    ///   - group: The event loops (default: NIO's shared singleton); the server uses one of them.
+    ///   - group: The event loops (default: NIO's shared singleton); each socket takes the next one.
     ///   - logger: The logger (default: discards everything).
     ///   - metricsFactory: Where the counters go (default: the bootstrapped metrics system).
     public init(
@@ -90,51 +108,72 @@ public final class NTPServer: Service, Sendable {
     ) {
         self.configuration = configuration
         self.timeBase = timeBase
-        self.eventLoop = group.next()
         self.logger = logger
-        self.state = .makeBoxSendingValue(
-            NTPServerState(configuration: configuration, metricsFactory: metricsFactory), eventLoop: eventLoop)
+        let counters = NTPServerCounters(metricsFactory: metricsFactory)
+        let limiter = NTPServerLimiter(configuration: configuration)
+        self.states = (0..<max(1, configuration.threads)).map { _ in
+            .makeBoxSendingValue(
+                NTPServerState(configuration: configuration, counters: counters, limiter: limiter), eventLoop: group.next())
+        }
     }
 
-    /// Binds the socket and serves until graceful shutdown or cancellation.
+    /// Binds the socket(s) and serves until graceful shutdown or cancellation.
     /// - Throws: The bind error (address in use, permission denied for port 123, …).
     public func run() async throws {
-        let channel: any Channel
+        var channels: [any Channel] = []
         do {
-            let state = self.state
-            let timeBase = self.timeBase
-            let logger = self.logger
-            channel = try await DatagramBootstrap(group: eventLoop)
-                // Read up to 32 datagrams per system call (recvmmsg); replies written in one read
-                // burst go out together on the flush at the end of it (sendmmsg).
-                .channelOption(.datagramVectorReadMessageCount, value: 32)
-                .channelOption(.maxMessagesPerRead, value: 8)
-                .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 2048))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(
-                            NTPServerHandler(state: state, timeBase: timeBase, logger: logger))
-                    }
-                }
-                .bind(host: configuration.host, port: configuration.port).get()
+            var port = configuration.port
+            for state in states {
+                let channel = try await bind(state: state, port: port)
+                channels.append(channel)
+                port = channel.localAddress?.port ?? port  // port 0: the rest join the one picked
+            }
         } catch {
+            for channel in channels { channel.close(promise: nil) }
             logger.error("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(configuration.port)"), "error": .string("\(error)")])
             await binding.fail(error)
             throw error
         }
-        let address = channel.localAddress!
+        let address = channels[0].localAddress!
         await binding.succeed(address)
-        logger.info("NTP server listening", metadata: ["address": .string("\(address.endpoint)"), "stratum": .string("\(configuration.policy.stratum)")])
-        try await withTaskCancellationHandler {
-            try await withGracefulShutdownHandler {
-                try await channel.closeFuture.get()
+        logger.info("NTP server listening", metadata: [
+            "address": .string("\(address.endpoint)"), "stratum": .string("\(configuration.policy.stratum)"),
+            "sockets": .stringConvertible(channels.count),
+        ])
+        let bound = channels
+        let closeAll: @Sendable () -> Void = { for channel in bound { channel.close(promise: nil) } }
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                for channel in bound { try? await channel.closeFuture.get() }
             } onGracefulShutdown: {
-                channel.close(promise: nil)
+                closeAll()
             }
         } onCancel: {
-            channel.close(promise: nil)
+            closeAll()
         }
         logger.info("NTP server stopped", metadata: ["address": .string("\(address.endpoint)")])
+    }
+
+    private func bind(state: NIOLoopBoundBox<NTPServerState>, port: Int) async throws -> any Channel {
+        let timeBase = self.timeBase
+        let logger = self.logger
+        var bootstrap = DatagramBootstrap(group: state.eventLoop)
+            // Read up to 32 datagrams per system call (recvmmsg); replies written in one read burst
+            // go out together on the flush at the end of it (sendmmsg).
+            .channelOption(.datagramVectorReadMessageCount, value: 32)
+            .channelOption(.maxMessagesPerRead, value: 8)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 2048))
+        if states.count > 1 {
+            bootstrap = bootstrap.channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
+        }
+        return try await bootstrap
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        NTPServerHandler(state: state, timeBase: timeBase, logger: logger))
+                }
+            }
+            .bind(host: configuration.host, port: port).get()
     }
 
     /// The bound address, once ``run()`` has bound the socket (waits until then).
@@ -143,44 +182,137 @@ public final class NTPServer: Service, Sendable {
         try await binding.wait()
     }
 
-    /// The counters so far.
+    /// The counters so far, summed over the sockets.
     public func statistics() async throws -> NTPServerStatistics {
-        let state = self.state
-        return try await eventLoop.submit { state.value.statistics }.get()
+        var total = NTPServerStatistics()
+        for state in states {
+            let part = try await state.eventLoop.submit { state.value.statistics }.get()
+            total.received += part.received
+            total.replied += part.replied
+            total.kissesSent += part.kissesSent
+            total.dropped.merge(part.dropped, uniquingKeysWith: +)
+        }
+        return total
     }
 }
 
-/// The server's mutable state, confined to its event loop.
-struct NTPServerState: Sendable {
-    var configuration: NTPServerConfiguration
-    var limiter: NTPRateLimiter<String>
-    var statistics = NTPServerStatistics()
-    let receivedCounter: Counter
-    let repliedCounter: Counter
-    let kissCounter: Counter
-    let droppedCounters: [NTPServerDropReason: Counter]
+/// The swift-metrics counters, shared by every socket of a server (metric handlers are thread-safe).
+struct NTPServerCounters: Sendable {
+    let received: Counter
+    let replied: Counter
+    let kisses: Counter
+    let dropped: [NTPServerDropReason: Counter]
 
-    init(configuration: NTPServerConfiguration, metricsFactory: any MetricsFactory) {
-        self.configuration = configuration
-        limiter = NTPRateLimiter(rate: configuration.rateLimit, burst: configuration.rateLimitBurst)
-        receivedCounter = Counter(label: "timesync_ntp_server_received", factory: metricsFactory)
-        repliedCounter = Counter(label: "timesync_ntp_server_replied", factory: metricsFactory)
-        kissCounter = Counter(label: "timesync_ntp_server_kisses", dimensions: [("code", "RATE")], factory: metricsFactory)
+    init(metricsFactory: any MetricsFactory) {
+        received = Counter(label: "timesync_ntp_server_received", factory: metricsFactory)
+        replied = Counter(label: "timesync_ntp_server_replied", factory: metricsFactory)
+        kisses = Counter(label: "timesync_ntp_server_kisses", dimensions: [("code", "RATE")], factory: metricsFactory)
         var dropped: [NTPServerDropReason: Counter] = [:]
         for reason in NTPServerDropReason.allCases {
             dropped[reason] = Counter(
                 label: "timesync_ntp_server_dropped", dimensions: [("reason", reason.rawValue)], factory: metricsFactory)
         }
-        droppedCounters = dropped
-    }
-
-    mutating func drop(_ reason: NTPServerDropReason) {
-        statistics.dropped[reason, default: 0] += 1
-        droppedCounters[reason]?.increment()
+        self.dropped = dropped
     }
 }
 
-/// Answers requests; runs on the server's event loop.
+/// One token bucket per client address, shared by every socket of a server: the kernel may hand a
+/// client's requests from different source ports to different sockets.
+final class NTPServerLimiter: Sendable {
+    private let buckets: NIOLockedValueBox<NTPRateLimiter<NTPClientKey>>
+
+    init(configuration: NTPServerConfiguration) {
+        buckets = NIOLockedValueBox(NTPRateLimiter(rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
+    }
+
+    func admit(_ client: NTPClientKey, at time: MonotonicInstant) -> Bool {
+        buckets.withLockedValue { $0.admit(client, at: time) }
+    }
+}
+
+/// A client's IP address, without the port, as a compact key (no string per request).
+struct NTPClientKey: Hashable, Sendable {
+    let high: UInt64
+    let low: UInt64
+
+    init(_ address: SocketAddress) {
+        switch address {
+        case .v4(let v4):
+            high = 0
+            low = 1 << 32 | UInt64(UInt32(bigEndian: v4.address.sin_addr.s_addr))
+        case .v6(let v6):
+            (high, low) = withUnsafeBytes(of: v6.address.sin6_addr) {
+                (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            }
+        case .unixDomainSocket:
+            (high, low) = (.max, .max)
+        }
+    }
+}
+
+/// One socket's mutable state, confined to its event loop. Counts go to the shared swift-metrics
+/// counters once per read burst.
+struct NTPServerState: Sendable {
+    let configuration: NTPServerConfiguration
+    let counters: NTPServerCounters
+    let limiter: NTPServerLimiter
+    var statistics = NTPServerStatistics()
+    /// Counted since the last ``flushCounters()``.
+    private var pending = NTPServerStatistics()
+
+    init(configuration: NTPServerConfiguration, counters: NTPServerCounters, limiter: NTPServerLimiter) {
+        self.configuration = configuration
+        self.counters = counters
+        self.limiter = limiter
+    }
+
+    /// The reply to one datagram, or `nil` (counted as dropped).
+    mutating func respond(
+        to bytes: UnsafeRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime, arrival: MonotonicInstant,
+        timeBase: any TimeBase
+    ) -> NTPPacket? {
+        pending.received += 1
+        let request: NTPPacket
+        switch NTPServerResponder.check(bytes) {
+        case .drop(let reason):
+            drop(reason)
+            return nil
+        case .answer(let packet):
+            request = packet
+        }
+        if configuration.rateLimit == .infinity || limiter.admit(NTPClientKey(client), at: arrival) {
+            pending.replied += 1
+            return NTPServerResponder.reply(
+                to: request, policy: configuration.policy, receivedAt: receivedAt, transmitAt: timeBase.wallNow())
+        }
+        guard configuration.overLimitAction == .kissOfDeath else {
+            drop(.rateLimited)
+            return nil
+        }
+        pending.kissesSent += 1
+        return NTPServerResponder.kiss(.rate, to: request)
+    }
+
+    mutating func drop(_ reason: NTPServerDropReason) {
+        pending.dropped[reason, default: 0] += 1
+    }
+
+    /// Adds what was counted since the last flush to the statistics and the metrics.
+    mutating func flushCounters() {
+        guard pending.received > 0 || !pending.dropped.isEmpty else { return }
+        statistics.received += pending.received
+        statistics.replied += pending.replied
+        statistics.kissesSent += pending.kissesSent
+        statistics.dropped.merge(pending.dropped, uniquingKeysWith: +)
+        counters.received.increment(by: pending.received)
+        if pending.replied > 0 { counters.replied.increment(by: pending.replied) }
+        if pending.kissesSent > 0 { counters.kisses.increment(by: pending.kissesSent) }
+        for (reason, count) in pending.dropped { counters.dropped[reason]?.increment(by: count) }
+        pending = NTPServerStatistics()
+    }
+}
+
+/// Answers requests; runs on its socket's event loop.
 final class NTPServerHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
     typealias OutboundOut = AddressedEnvelope<ByteBuffer>
@@ -200,46 +332,26 @@ final class NTPServerHandler: ChannelInboundHandler {
         let arrival = timeBase.monotonicNow()
         let envelope = unwrapInboundIn(data)
         let requestSize = envelope.data.readableBytes
-        state.value.statistics.received += 1
-        state.value.receivedCounter.increment()
-        let request: NTPPacket
-        switch NTPServerResponder.check(envelope.data.readableBytesView) {
-        case .drop(let reason):
-            state.value.drop(reason)
-            logger.trace("NTP request dropped", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)"), "reason": .string("\(reason)")])
-            return
-        case .answer(let packet):
-            request = packet
+        let timeBase = self.timeBase
+        let reply = envelope.data.withUnsafeReadableBytes { bytes in
+            state.value.respond(to: bytes, from: envelope.remoteAddress, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
         }
-        let reply: NTPPacket
-        let unlimited = state.value.configuration.rateLimit == .infinity
-        if unlimited || state.value.limiter.admit(envelope.remoteAddress.ipAddress ?? "\(envelope.remoteAddress)", at: arrival) {
-            let configuration = state.value.configuration
-            let transmitAt = timeBase.wallNow()
-            reply = NTPServerResponder.reply(
-                to: request, policy: configuration.policy, receivedAt: receivedAt, transmitAt: transmitAt)
-            state.value.statistics.replied += 1
-            state.value.repliedCounter.increment()
-        } else if state.value.configuration.overLimitAction == .kissOfDeath {
-            reply = NTPServerResponder.kiss(.rate, to: request)
-            state.value.statistics.kissesSent += 1
-            state.value.kissCounter.increment()
-            logger.debug("NTP client over its rate limit: RATE", metadata: ["client": .string("\(envelope.remoteAddress)")])
-        } else {
-            state.value.drop(.rateLimited)
+        guard let reply else {
+            logger.trace("NTP request not answered", metadata: ["client": .string("\(envelope.remoteAddress)")])
             return
         }
-        let bytes = reply.encoded()
-        guard bytes.count <= requestSize else {
+        // A reply is a bare header; a request is at least one (shorter ones do not decode).
+        guard NTPPacket.headerSize <= requestSize else {
             state.value.drop(.replyTooLarge)
             return
         }
-        context.write(
-            wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: context.channel.allocator.buffer(bytes: bytes))),
-            promise: nil)
+        var buffer = context.channel.allocator.buffer(capacity: NTPPacket.headerSize)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: NTPPacket.headerSize) { reply.writeHeader(to: $0) }
+        context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: buffer)), promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
+        state.value.flushCounters()
         context.flush()
     }
 

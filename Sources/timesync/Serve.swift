@@ -18,6 +18,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "SNTP: sustained requests per second per client address before Kiss-o'-Death RATE, or 'off'.")
     var rateLimit: String = "1"
 
+    @Option(help: "SNTP: sockets sharing the port, each answering on its own core (default: one per core).")
+    var threads: Int?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -27,6 +30,7 @@ struct Serve: AsyncParsableCommand {
         if let http, parseHTTPAddress(http) == nil { throw ValidationError("--http: '\(http)' is not HOST:PORT") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
         guard parsedRateLimit != nil else { throw ValidationError("--rate-limit takes a positive number or 'off'") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads takes 1 to 256") }
     }
 
     var parsedRateLimit: Double? {
@@ -44,7 +48,8 @@ struct Serve: AsyncParsableCommand {
         let logger = Logger(label: "timesync.serve")
         var services: [any Service] = []
         if let ntp, let address = parseHTTPAddress(ntp) {
-            services.append(try makeNTPServerService(host: address.host, port: address.port, rateLimit: parsedRateLimit, logger: logger))
+            services.append(try makeNTPServerService(
+                host: address.host, port: address.port, rateLimit: parsedRateLimit, threads: threads, logger: logger))
         }
         if let http, let address = parseHTTPAddress(http) {
             services.append(try makeHTTPServerService(host: address.host, port: address.port, logger: logger))

@@ -22,6 +22,27 @@ import TimeSyncNTP
         }
     }
 
+    /// Two sockets share the port (SO_REUSEPORT): clients from many source ports are all answered,
+    /// the statistics add up over both, and the rate limit stays one per client address.
+    @Test func severalSocketsShareThePortAndOneRateLimit() async throws {
+        let configuration = NTPServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0.001, rateLimitBurst: 12, threads: 2)
+        try await withNTPServer(configuration) { server, address in
+            // Each exchange leaves from a fresh socket (a new source port), so the kernel spreads them.
+            for _ in 0..<12 {
+                let reply = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+                #expect(reply.packet.mode == .server && reply.packet.stratum == 1)
+            }
+            // The 13th request, from yet another port, is over the one shared bucket of 12.
+            await #expect(throws: NTPReplyError.kissOfDeath) {
+                _ = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+            }
+            let statistics = try await server.statistics()
+            #expect(statistics.received == 13)
+            #expect(statistics.replied == 12)
+            #expect(statistics.kissesSent == 1)
+        }
+    }
+
     @Test func serverOverItsRateLimitSendsRate() async throws {
         let configuration = NTPServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0.001, rateLimitBurst: 2)
         try await withNTPServer(configuration) { server, address in

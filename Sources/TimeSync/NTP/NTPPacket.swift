@@ -116,21 +116,38 @@ public struct NTPPacket: Sendable, Hashable {
         self.messageAuthenticationCode = trailer.isEmpty ? nil : trailer
     }
 
+    /// Decodes a packet from raw memory (a socket buffer): the same checks as the generic decoder,
+    /// specialized, for a server's hot path.
+    public init(decoding bytes: UnsafeRawBufferPointer) throws(NTPPacketError) {
+        try self.init(decoding: bytes.bindMemory(to: UInt8.self))
+    }
+
+    /// Writes the 48-byte header (no extension fields, no MAC) at the start of `buffer`, which must
+    /// hold at least ``headerSize`` bytes — a server's reply, without an intermediate array.
+    /// - Returns: The bytes written: ``headerSize``.
+    @discardableResult
+    public func writeHeader(to buffer: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(buffer.count >= Self.headerSize, "an NTP header needs \(Self.headerSize) bytes")
+        buffer[0] = leap.rawValue << 6 | (version & 0x7) << 3 | mode.rawValue
+        buffer[1] = stratum
+        buffer[2] = UInt8(bitPattern: poll)
+        buffer[3] = UInt8(bitPattern: precision)
+        buffer.storeBytes(of: rootDelay.rawValue.bigEndian, toByteOffset: 4, as: UInt32.self)
+        buffer.storeBytes(of: rootDispersion.rawValue.bigEndian, toByteOffset: 8, as: UInt32.self)
+        buffer.storeBytes(of: referenceID.rawValue.bigEndian, toByteOffset: 12, as: UInt32.self)
+        buffer.storeBytes(of: referenceTimestamp.rawValue.bigEndian, toByteOffset: 16, as: UInt64.self)
+        buffer.storeBytes(of: originTimestamp.rawValue.bigEndian, toByteOffset: 24, as: UInt64.self)
+        buffer.storeBytes(of: receiveTimestamp.rawValue.bigEndian, toByteOffset: 32, as: UInt64.self)
+        buffer.storeBytes(of: transmitTimestamp.rawValue.bigEndian, toByteOffset: 40, as: UInt64.self)
+        return Self.headerSize
+    }
+
     /// The packet's wire format: the header, the extension fields and the MAC, if any.
     public func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.headerSize + extensionFields.reduce(0) { $0 + 4 + $1.value.count } + (messageAuthenticationCode?.count ?? 0))
-        bytes.append(leap.rawValue << 6 | (version & 0x7) << 3 | mode.rawValue)
-        bytes.append(stratum)
-        bytes.append(UInt8(bitPattern: poll))
-        bytes.append(UInt8(bitPattern: precision))
-        bytes.appendBigEndian(rootDelay.rawValue)
-        bytes.appendBigEndian(rootDispersion.rawValue)
-        bytes.appendBigEndian(referenceID.rawValue)
-        bytes.appendBigEndian(referenceTimestamp.rawValue)
-        bytes.appendBigEndian(originTimestamp.rawValue)
-        bytes.appendBigEndian(receiveTimestamp.rawValue)
-        bytes.appendBigEndian(transmitTimestamp.rawValue)
+        bytes.append(contentsOf: repeatElement(0, count: Self.headerSize))
+        bytes.withUnsafeMutableBytes { _ = writeHeader(to: $0) }
         for field in extensionFields {
             bytes.appendBigEndian(field.type)
             bytes.appendBigEndian(UInt16(clamping: field.value.count + 4))

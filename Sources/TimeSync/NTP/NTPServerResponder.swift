@@ -54,6 +54,16 @@ public enum NTPServerResponder {
     /// Checks a request; returns the decoded request or why it is dropped.
     public static func check(_ bytes: some Collection<UInt8>) -> NTPServerCheck {
         guard let request = try? NTPPacket(decoding: bytes) else { return .drop(.malformed) }
+        return check(request)
+    }
+
+    /// The same verdict on a datagram in raw memory (a socket buffer), on the specialized decoder.
+    public static func check(_ bytes: UnsafeRawBufferPointer) -> NTPServerCheck {
+        guard let request = try? NTPPacket(decoding: bytes) else { return .drop(.malformed) }
+        return check(request)
+    }
+
+    private static func check(_ request: NTPPacket) -> NTPServerCheck {
         guard request.mode == .client else { return .drop(.notClientMode) }
         guard (1...4).contains(request.version) else { return .drop(.unsupportedVersion) }
         return .answer(request)

@@ -1,0 +1,36 @@
+#include "CBatchSocket.h"
+#if defined(__linux__)
+#include <string.h>
+
+enum { batch_max = 256 };
+
+int batch_send(int fd, const void *base, unsigned size, unsigned count) {
+    struct mmsghdr messages[batch_max];
+    struct iovec vectors[batch_max];
+    if (count > batch_max) count = batch_max;
+    memset(messages, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        vectors[i].iov_base = (char *)base + (size_t)i * size;
+        vectors[i].iov_len = size;
+        messages[i].msg_hdr.msg_iov = &vectors[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    return sendmmsg(fd, messages, count, 0);
+}
+
+int batch_receive(int fd, void *base, unsigned size, unsigned count, unsigned *lengths) {
+    struct mmsghdr messages[batch_max];
+    struct iovec vectors[batch_max];
+    if (count > batch_max) count = batch_max;
+    memset(messages, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        vectors[i].iov_base = (char *)base + (size_t)i * size;
+        vectors[i].iov_len = size;
+        messages[i].msg_hdr.msg_iov = &vectors[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    int n = recvmmsg(fd, messages, count, MSG_WAITFORONE, NULL);
+    for (int i = 0; i < n; i++) lengths[i] = messages[i].msg_len;
+    return n;
+}
+#endif

@@ -1,0 +1,17 @@
+// sendmmsg/recvmmsg for ntp-load: Glibc's Swift module leaves out these GNU extensions.
+#pragma once
+#if defined(__linux__)
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+/// Sends `count` datagrams of `size` bytes each, packed back to back at `base`, on a connected
+/// socket in one system call. Returns how many were sent, or -1 with errno.
+int batch_send(int fd, const void *base, unsigned size, unsigned count);
+
+/// Receives up to `count` datagrams into slots of `size` bytes at `base`, waiting for the first;
+/// `lengths[i]` gets each one's length. Returns how many arrived, or -1 with errno.
+int batch_receive(int fd, void *base, unsigned size, unsigned count, unsigned *lengths);
+#endif
