@@ -175,6 +175,13 @@ final class RelayCore {
             statistics.droppedUpstream += 1
             return
         }
+        // A new client's upstream socket is bound now, while its first datagram is in flight: binding
+        // takes a while, and a path that charged it to the datagram would delay every client that
+        // sends each request from a fresh port (as ours does) and no other.
+        if upstreams[client] == nil {
+            upstreams[client] = .binding([])
+            bindUpstream(for: client)
+        }
         after(delay) { self.sendUpstream(for: client, data) }
     }
 
