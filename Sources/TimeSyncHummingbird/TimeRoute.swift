@@ -26,7 +26,8 @@ extension Router {
 }
 
 /// The TimeSync HTTP time server: a Hummingbird application serving `/time` with every response
-/// stamped by ``TimeStampMiddleware``.
+/// stamped (by ``TimeStampResponder`` around the router; ``router(timeBase:uncertainty:)`` gives the
+/// ``TimeStampMiddleware`` form for apps that build their own application).
 public enum TimeSyncHTTPServer {
     /// A router with the middleware (outermost) and the `/time` route.
     /// - Parameters:
@@ -42,7 +43,8 @@ public enum TimeSyncHTTPServer {
         return router
     }
 
-    /// The application: a ServiceLifecycle `Service` listening on `host:port`.
+    /// The application: a ServiceLifecycle `Service` listening on `host:port`, `/time` served and every
+    /// response stamped by a ``TimeStampResponder`` (no middleware chain).
     /// - Parameters:
     ///   - host: The address to bind.
     ///   - port: The port to bind; 0 picks a free one (reported through `onServerRunning`).
@@ -54,8 +56,10 @@ public enum TimeSyncHTTPServer {
         host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
-            router: router(timeBase: timeBase),
+        let router = Router(context: BasicRequestContext.self)
+        router.addTimeRoute(timeBase: timeBase)
+        return Application(
+            router: router.timeStamped(timeBase: timeBase),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)

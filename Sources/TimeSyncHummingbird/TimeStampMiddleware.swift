@@ -37,6 +37,7 @@ public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        let stamper = TimeStamper(timeBase: timeBase, uncertainty: uncertainty)
         let serverReceive = timeBase.wallNow()
         var response: Response
         do {
@@ -45,11 +46,90 @@ public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
             // Error responses (404s included) are answers too: stamp them.
             response = try error.response(from: request, context: context)
         }
+        stamper.stamp(&response, for: request, receivedAt: serverReceive)
+        return response
+    }
+}
+
+/// Stamps every response of a whole responder (a built router) with the `TimeSync-Time` header — the
+/// same header as ``TimeStampMiddleware``, from outside the router: t2 before routing, t3 after
+/// everything, and none of the cost of Hummingbird's middleware chain (a middleware that does
+/// nothing costs more than the stamping itself; `docs/BENCHMARKS.md` has the figures).
+///
+/// ```swift
+/// let router = Router()
+/// router.get("/api") { _, _ in "ok" }
+/// let app = Application(router: router.timeStamped())
+/// ```
+public struct TimeStampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped.Context: RequestContext {
+    public typealias Context = Wrapped.Context
+    /// The responder whose responses are stamped.
+    public let wrapped: Wrapped
+    private let stamper: TimeStamper
+
+    /// Wraps a responder.
+    /// - Parameters:
+    ///   - wrapped: The responder, typically `router.buildResponder()`.
+    ///   - timeBase: The clocks (the server's wall clock is the time it serves).
+    ///   - uncertainty: This server's own clock error bound, if known.
+    public init(_ wrapped: Wrapped, timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil) {
+        self.wrapped = wrapped
+        self.stamper = TimeStamper(timeBase: timeBase, uncertainty: uncertainty)
+    }
+
+    /// Stamps t2, lets the wrapped responder answer (an `HTTPResponseError` becomes its response),
+    /// then stamps t3 and adds the header.
+    /// - Throws: Errors of the wrapped responder that are not `HTTPResponseError`s.
+    @Sendable public func respond(to request: Request, context: Context) async throws -> Response {
+        let serverReceive = stamper.timeBase.wallNow()
+        var response: Response
+        do {
+            response = try await wrapped.respond(to: request, context: context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        stamper.stamp(&response, for: request, receivedAt: serverReceive)
+        return response
+    }
+}
+
+/// Builds a ``TimeStampResponder`` around what another builder builds.
+public struct TimeStampResponderBuilder<Base: HTTPResponderBuilder>: HTTPResponderBuilder
+where Base.Responder.Context: RequestContext {
+    let base: Base
+    let timeBase: any TimeBase
+    let uncertainty: Duration?
+
+    /// The base's responder, stamped.
+    public func buildResponder() -> TimeStampResponder<Base.Responder> {
+        TimeStampResponder(base.buildResponder(), timeBase: timeBase, uncertainty: uncertainty)
+    }
+}
+
+extension HTTPResponderBuilder where Responder.Context: RequestContext {
+    /// This router (or other builder) with every response stamped by a ``TimeStampResponder``: pass it
+    /// to `Application(router:)`.
+    /// - Parameters:
+    ///   - timeBase: The clocks (the server's wall clock is the time it serves).
+    ///   - uncertainty: This server's own clock error bound, if known.
+    public func timeStamped(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil)
+        -> TimeStampResponderBuilder<Self>
+    {
+        TimeStampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty)
+    }
+}
+
+/// The stamping both forms share: the nonce echo and the header.
+struct TimeStamper: Sendable {
+    let timeBase: any TimeBase
+    let uncertainty: Duration?
+
+    /// Adds `TimeSync-Time` with t2 = `receivedAt` and t3 = now, echoing the request's nonce.
+    func stamp(_ response: inout Response, for request: Request, receivedAt: UnixTime) {
         let nonce = request.headers[.timeSyncNonce].flatMap { HTTPTimeNonce.parse($0) }
         let header = HTTPTimeHeader(
-            serverReceive: serverReceive, serverTransmit: timeBase.wallNow(), nonce: nonce, uncertainty: uncertainty)
+            serverReceive: receivedAt, serverTransmit: timeBase.wallNow(), nonce: nonce, uncertainty: uncertainty)
         response.headers[.timeSyncTime] = header.fieldValue
-        return response
     }
 }
 

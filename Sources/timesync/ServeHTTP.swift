@@ -4,7 +4,7 @@ import TimeSync
 import TimeSyncHummingbird
 
 /// The service behind `timesync serve --http HOST:PORT`: a Hummingbird application serving `/time`
-/// with every response stamped by `TimeStampMiddleware`. Run it in the command's `ServiceGroup`
+/// with every response stamped by `TimeStampResponder`. Run it in the command's `ServiceGroup`
 /// (next to the NTP server when `--ntp` is given).
 ///
 /// - Parameters:

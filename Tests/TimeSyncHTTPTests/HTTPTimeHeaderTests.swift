@@ -87,6 +87,8 @@ struct HTTPTimeHeaderWriterTests {
             (1_999_999_999_999_999_999, 2_000_000_000_000_000_000, " spaces ~!@#$%^&*() ", .seconds(2)),
             (1_763_701_484_000_000_000, 1_763_701_484_000_000_000 + 11 * 86_400 * 1_000_000_000, "x", .seconds(-1)),
             (1_763_701_484_000_000_000, 1_763_701_484_000_000_001, "bad\u{7}nonce", .nanoseconds(Int64.max)),
+            // The longest field: every member at its widest, a 64-character nonce all escapes.
+            (1_999_999_999_999_999_999, 2_000_000_000_000_000_000, String(repeating: "\"", count: 64), .nanoseconds(Int64.max)),
         ])
     func byteIdentical(receive: Int64, transmit: Int64, nonce: String?, uncertainty: Duration?) throws {
         let header = HTTPTimeHeader(

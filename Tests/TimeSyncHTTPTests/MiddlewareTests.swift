@@ -12,15 +12,37 @@ struct MiddlewareTests {
 
     func application(timeBase: any TimeBase) -> some ApplicationProtocol {
         let router = TimeSyncHTTPServer.router(timeBase: timeBase, uncertainty: .microseconds(5))
-        router.get("/api/items") { _, _ in "[]" }
-        router.get("/api/fail") { _, _ -> String in throw HTTPError(.badRequest) }
+        Self.addRoutes(router)
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
     }
 
-    @Test("every route is stamped, errors and 404s included (router)", arguments: ["/time", "/api/items", "/api/fail", "/missing"])
-    func stampsEveryRoute(path: String) async throws {
+    static func addRoutes(_ router: Router<BasicRequestContext>) {
+        router.get("/api/items") { _, _ in "[]" }
+        router.get("/api/fail") { _, _ -> String in throw HTTPError(.badRequest) }
+    }
+
+    /// The two forms of stamping: ``TimeStampMiddleware`` in the router, ``TimeStampResponder`` around it.
+    enum Form: CaseIterable { case middleware, responder }
+
+    func test(_ form: Form, timeBase: any TimeBase, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        switch form {
+        case .middleware:
+            try await application(timeBase: timeBase).test(.router, body)
+        case .responder:
+            let router = Router(context: BasicRequestContext.self)
+            router.addTimeRoute(timeBase: timeBase)
+            Self.addRoutes(router)
+            let app = Application(
+                router: router.timeStamped(timeBase: timeBase, uncertainty: .microseconds(5)),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: Logger(label: "test"))
+            try await app.test(.router, body)
+        }
+    }
+
+    @Test("every route is stamped, errors and 404s included", arguments: Form.allCases, ["/time", "/api/items", "/api/fail", "/missing"])
+    func stampsEveryRoute(form: Form, path: String) async throws {
         let timeBase = ManualTimeBase(wall: Self.wall)
-        try await application(timeBase: timeBase).test(.router) { client in
+        try await test(form, timeBase: timeBase) { client in
             try await client.execute(uri: path, method: .get) { response in
                 let value = try #require(response.headers[.timeSyncTime])
                 let header = try HTTPTimeHeader(parsing: value)
@@ -44,10 +66,10 @@ struct MiddlewareTests {
         }
     }
 
-    @Test("the request's nonce is echoed; an invalid one is not")
-    func nonceEcho() async throws {
+    @Test("the request's nonce is echoed; an invalid one is not", arguments: Form.allCases)
+    func nonceEcho(form: Form) async throws {
         let timeBase = ManualTimeBase(wall: Self.wall)
-        try await application(timeBase: timeBase).test(.router) { client in
+        try await test(form, timeBase: timeBase) { client in
             try await client.execute(uri: "/api/items", method: .get, headers: [.timeSyncNonce: #""abcDEF123""#]) { response in
                 let header = try HTTPTimeHeader(parsing: response.headers[.timeSyncTime] ?? "")
                 #expect(header.nonce == "abcDEF123")

@@ -17,9 +17,19 @@ struct Status: ResponseEncodable, Sendable {
     var tags: [String]
 }
 
-/// The command line: `--middleware` to add `TimeStampMiddleware`, `--host`, `--port`.
+/// A middleware that does nothing: what any middleware costs in Hummingbird, apart from its work.
+struct PassThroughMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        try await next(request, context)
+    }
+}
+
+/// The command line: `--middleware` to add `TimeStampMiddleware`, `--responder` to wrap the router in
+/// `TimeStampResponder` instead, `--pass-through` for a middleware that does nothing; `--host`, `--port`.
 struct Options {
     var middleware = false
+    var responder = false
+    var passThrough = false
     var host = "127.0.0.1"
     var port = 0
 
@@ -29,10 +39,12 @@ struct Options {
             switch argument {
             case "--middleware": middleware = true
             case "--no-middleware": middleware = false
+            case "--pass-through": passThrough = true
+            case "--responder": responder = true
             case "--host": host = rest.popFirst() ?? host
             case "--port": port = rest.popFirst().flatMap(Int.init) ?? port
             default:
-                FileHandle.standardError.write(Data("usage: http-bench-server [--middleware] [--host H] [--port P]\n".utf8))
+                FileHandle.standardError.write(Data("usage: http-bench-server [--middleware | --responder | --pass-through] [--host H] [--port P]\n".utf8))
                 exit(64)
             }
         }
@@ -40,21 +52,36 @@ struct Options {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-var logger = Logger(label: "http-bench-server")
-logger.logLevel = .warning
+let logger = {
+    var logger = Logger(label: "http-bench-server")
+    logger.logLevel = .warning
+    return logger
+}()
 
 let router = Router(context: BasicRequestContext.self)
 if options.middleware {
     router.add(middleware: TimeStampMiddleware())
+} else if options.passThrough {
+    router.add(middleware: PassThroughMiddleware())
 }
 let status = Status(service: "timesync-bench", healthy: true, version: 1, tags: ["a", "b", "c"])
 router.get("/api") { _, _ in status }
 
-let app = Application(
-    router: router,
-    configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
-    onServerRunning: { channel in
-        FileHandle.standardOutput.write(Data("\(channel.localAddress?.port ?? options.port)\n".utf8))
-    },
-    logger: logger)
-try await app.runService()
+/// Serves `builder`'s responder until SIGINT/SIGTERM, printing the bound port once listening.
+func serve<Builder: HTTPResponderBuilder>(_ builder: Builder) async throws
+where Builder.Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
+    let app = Application(
+        router: builder,
+        configuration: .init(address: .hostname(options.host, port: options.port), serverName: nil),
+        onServerRunning: { channel in
+            FileHandle.standardOutput.write(Data("\(channel.localAddress?.port ?? options.port)\n".utf8))
+        },
+        logger: logger)
+    try await app.runService()
+}
+
+if options.responder {
+    try await serve(router.timeStamped())
+} else {
+    try await serve(router)
+}
