@@ -271,9 +271,18 @@ def ntp_sections(path):
         for r in acc["rows"]:
             fmt = lambda e: "no answer" if e is None else f"{e * 1e3:+.2f} ms"
             lines.append(f"| {r['seed']} | {fmt(r['timesync'])} | {fmt(r['chronyd'])} |")
-        lines += ["", f"Median |error|: timesync **{o[0]*1e3:.2f} ms**, chronyd **{c[0]*1e3:.2f} ms** "
-                  f"(**{o[0]/c[0]:.2f}×**, goal ≤ 0.5×); max: timesync {o[1]*1e3:.2f} ms, chronyd {c[1]*1e3:.2f} ms "
-                  f"(goal: no worse).", ""]
+        if key == "accuracy":
+            lines += ["", f"Median |error|: timesync **{o[0]*1e3:.2f} ms**, chronyd **{c[0]*1e3:.2f} ms** "
+                      f"(**{o[0]/c[0]:.2f}×**, goal ≤ 0.5×); max: timesync {o[1]*1e3:.2f} ms, chronyd {c[1]*1e3:.2f} ms "
+                      f"(goal: no worse).", ""]
+        else:
+            bias = (p["up_ms"] - p["down_ms"]) / 2
+            lines += ["", f"Median |error|: timesync {o[0]*1e3:.2f} ms, chronyd {c[0]*1e3:.2f} ms; max: timesync "
+                      f"{o[1]*1e3:.2f} ms, chronyd {c[1]*1e3:.2f} ms. A fixed asymmetry shifts every exchange's "
+                      f"midpoint by (up − down) / 2 = {bias:.1f} ms, and nothing in the timestamps shows it: both "
+                      "clients land near that bias, as any NTP client must. No goal applies here; what matters is "
+                      "that TimeSync's bounds still contain the truth (they are hard bounds: the true offset lies "
+                      "within ± half the round trip of every exchange).", ""]
     return lines
 
 
