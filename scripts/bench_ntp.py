@@ -73,12 +73,14 @@ def cleanup(*_):
 def chronyd(port, directory, shift=None, cpu=1):
     conf = os.path.join(directory, f"chrony-{port}.conf")
     with open(conf, "w") as f:
-        f.write(f"port {port}\nbindaddress 127.0.0.1\nallow 127.0.0.1\nlocal stratum 3\ncmdport 0\n"
+        f.write(f"port {port}\nbindaddress 127.0.0.1\nallow 127.0.0.1\nlocal stratum 3\ncmdport 0\nbindcmdaddress /\n"
                 f"pidfile {directory}/chronyd-{port}.pid\n")
     env = dict(os.environ)
     if shift is not None:
         env.update({"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": f"{shift:+}s", "FAKETIME_DONT_FAKE_MONOTONIC": "1"})
-    p = start(["chronyd", "-x", "-d", "-u", "root", "-f", conf], env=env, cpu=cpu)
+    # As root, stay root (the pidfile is in a private temporary folder); otherwise skip the root check.
+    privileges = ["-u", "root"] if os.geteuid() == 0 else ["-U"]
+    p = start(["chronyd", "-x", "-d"] + privileges + ["-f", conf], env=env, cpu=cpu)
     time.sleep(1.0)
     return p
 

@@ -23,12 +23,14 @@ import TimeSyncNTP
             allow 127.0.0.1
             local stratum 3
             cmdport 0
+            bindcmdaddress /
             pidfile \(directory)/chronyd.pid
             driftfile \(directory)/chrony.drift
             """
         try configuration.write(toFile: "\(directory)/chrony.conf", atomically: true, encoding: .utf8)
         let chrony = try ChildProcess(
-            faketime, ["-f", "+1.5s", chronyd, "-x", "-d", "-f", "\(directory)/chrony.conf"],
+            // -U: no root check (CI may run unprivileged; -x and a high port need no privilege).
+            faketime, ["-f", "+1.5s", chronyd, "-U", "-x", "-d", "-f", "\(directory)/chrony.conf"],
             environment: ["FAKETIME_DONT_FAKE_MONOTONIC": "1"], outputPath: "\(directory)/chronyd.log")
         defer {
             // chronyd runs in faketime's process group; kill it by its pidfile too, in case it left.
