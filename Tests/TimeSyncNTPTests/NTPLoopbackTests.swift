@@ -9,11 +9,11 @@ import TimeSyncNTP
     @Test func queryMeasuresAShiftedServer() async throws {
         let shift = Duration.milliseconds(-750)
         try await withNTPServer(timeBase: ShiftedTimeBase(shift: shift)) { _, address in
-            let result = try await NTPClient().query(host: "127.0.0.1", port: address.port!, timeout: .seconds(2), samples: 3, interval: .milliseconds(20))
+            let result = try await NTPClient().query(host: "127.0.0.1", port: address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(20))
             let shiftNanoseconds = shift.nanosecondsClamped
             #expect(result.bounds.contains(shiftNanoseconds), "bounds \(result.bounds) miss the shift")
             #expect(abs((result.offset - shift).nanosecondsClamped) < 2_000_000)
-            #expect(result.samples.count == 3)
+            #expect(result.samples.count == 4)
             #expect(result.stratum == 1)
             #expect(result.referenceID == .local)
             #expect(result.address == "127.0.0.1")
@@ -119,7 +119,10 @@ import TimeSyncNTP
             } catch {
                 return  // no IPv6 on this machine: nothing to test
             }
-            let result = try await NTPClient().query(host: "::1", port: address.port!, timeout: .seconds(2))
+            // Several samples, as for IPv4: the tightest exchange bounds the error, so one late
+            // wake-up on a busy machine does not decide the figure.
+            let result = try await NTPClient().query(
+                host: "::1", port: address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(20))
             #expect(result.address == "::1")
             #expect(result.bounds.contains(0), "bounds \(result.bounds) miss the true offset, 0")
             #expect(abs(result.offset.nanosecondsClamped) < 2_000_000)
