@@ -6,7 +6,7 @@ import TimeSyncHTTP
 /// each request's round trip.
 private struct SimulatedDateServer {
     var theta: Int64
-    var generator: SplitMix64
+    var generator: SeededGenerator
 
     /// Sends at `t1`; returns the sample and the reply instant.
     mutating func exchange(at t1: Int64) throws -> OffsetSample {
@@ -28,7 +28,7 @@ extension Int64 {
 struct DateRefinementTests {
     @Test("planned requests keep the truth inside and shrink the bounds toward the round trip", arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func plannedRefinementConverges(seed: UInt64) throws {
-        var generator = SplitMix64(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         let theta = Int64.random(in: -1_000_000_000_000...1_000_000_000_000, using: &generator)
         var server = SimulatedDateServer(theta: theta, generator: generator)
         var refinement = DateRefinement()
@@ -51,7 +51,7 @@ struct DateRefinementTests {
 
     @Test("unplanned requests (one a second, unaligned) barely improve on one second")
     func unplannedIsWorse() throws {
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let theta: Int64 = 123_456_789_012
         var server = SimulatedDateServer(theta: theta, generator: generator)
         var refinement = DateRefinement()

@@ -75,7 +75,7 @@ struct HTTPDateTests {
 
     @Test("IMF-fixdate formatting round-trips through the parser (seeded)")
     func roundTrip() throws {
-        var generator = SplitMix64(seed: 0x7155)
+        var generator = SeededGenerator(seed: 0x7155)
         for _ in 0..<2000 {
             let seconds = Int64.random(in: -9_214_560_000...9_214_646_399, using: &generator)
             let time = UnixTime(seconds: seconds, nanoseconds: Int64.random(in: 0..<1_000_000_000, using: &generator))

@@ -16,7 +16,7 @@ struct HTTPTimeHeaderTests {
 
     @Test("round-trips random values (seeded), across second boundaries and before 1970")
     func roundTrip() throws {
-        var generator = SplitMix64(seed: 9651)
+        var generator = SeededGenerator(seed: 9651)
         for _ in 0..<1000 {
             let receive = Int64.random(in: -4_000_000_000_000_000_000...4_000_000_000_000_000_000, using: &generator)
             let processing = Int64.random(in: 0...5_000_000_000, using: &generator)
@@ -63,8 +63,8 @@ struct HTTPTimeHeaderTests {
 
     @Test("nonces: generated ones are valid and reproducible from a seed; only strings are echoed")
     func nonces() {
-        var a = SplitMix64(seed: 1)
-        var b = SplitMix64(seed: 1)
+        var a = SeededGenerator(seed: 1)
+        var b = SeededGenerator(seed: 1)
         let nonce = HTTPTimeNonce.random(using: &a)
         #expect(nonce == HTTPTimeNonce.random(using: &b))
         #expect(nonce.utf8.count == 16 && HTTPTimeNonce.isValid(nonce))

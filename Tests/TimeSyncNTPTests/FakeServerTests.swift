@@ -64,12 +64,8 @@ import TimeSyncNTP
         let fake = try await FakeNTPServer.start(row.respond)
         let clock = ServerClock()
         let events = EventLog()
-        let source = NTPPoolSource(
-            clock: clock,
-            configuration: NTPPoolConfiguration(
-                servers: [NTPServerAddress(host: "127.0.0.1", port: fake.address.port!)],
-                policy: NTPPollPolicy(burstCount: 2, burstInterval: .milliseconds(10)), timeout: .milliseconds(200)),
-            onEvent: { events.append($0) })
+        let source = loopbackPoolSource(
+            ports: [fake.address.port!], clock: clock, events: events, burst: 2, timeout: .milliseconds(200))
         let task = Task { try await source.run() }
         // Wait until both burst polls have been judged (the first steady poll is 64 s away).
         try await events.wait { log in log.filter(\.isOutcome).count >= 2 || log.contains(where: \.isKiss) }

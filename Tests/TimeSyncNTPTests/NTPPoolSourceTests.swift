@@ -10,15 +10,12 @@ import TimeSyncNTP
         let honestA = try await FakeNTPServer.start { [goodReply(to: $0, shift: .milliseconds(200)).encoded()] }
         let honestB = try await FakeNTPServer.start { [goodReply(to: $0, shift: .milliseconds(200)).encoded()] }
         let falseticker = try await FakeNTPServer.start { [goodReply(to: $0, shift: .seconds(5)).encoded()] }
-        let servers = [honestA, honestB, falseticker].map { NTPServerAddress(host: "127.0.0.1", port: $0.address.port!) }
+        let ports = [honestA, honestB, falseticker].map { $0.address.port! }
+        let servers = ports.map { NTPServerAddress(host: "127.0.0.1", port: $0) }
         let clock = ServerClock()
         let events = EventLog()
-        let source = NTPPoolSource(
-            clock: clock,
-            configuration: NTPPoolConfiguration(
-                servers: servers, policy: NTPPollPolicy(burstCount: 4, burstInterval: .milliseconds(20)),
-                timeout: .seconds(1)),
-            onEvent: { events.append($0) })
+        let source = loopbackPoolSource(
+            ports: ports, clock: clock, events: events, burst: 4, interval: .milliseconds(20), timeout: .seconds(1))
         let task = Task { try await source.run() }
         try await events.wait { $0.filter(\.isSample).count >= 12 }
         task.cancel()
@@ -45,12 +42,8 @@ import TimeSyncNTP
         let silentPort = try await freeUDPPort()  // nothing listens there
         let clock = ServerClock()
         let events = EventLog()
-        let source = NTPPoolSource(
-            clock: clock,
-            configuration: NTPPoolConfiguration(
-                servers: [NTPServerAddress(host: "127.0.0.1", port: good.address.port!), NTPServerAddress(host: "127.0.0.1", port: silentPort)],
-                policy: NTPPollPolicy(burstCount: 2, burstInterval: .milliseconds(10)), timeout: .milliseconds(150)),
-            onEvent: { events.append($0) })
+        let source = loopbackPoolSource(
+            ports: [good.address.port!, silentPort], clock: clock, events: events, burst: 2, timeout: .milliseconds(150))
         let task = Task { try await source.run() }
         try await events.wait { log in
             log.filter(\.isSample).count >= 2 && log.filter { if case .failed = $0 { true } else { false } }.count >= 2
@@ -88,12 +81,8 @@ import TimeSyncNTP
         }
         let clock = ServerClock()
         let events = EventLog()
-        let source = NTPPoolSource(
-            clock: clock,
-            configuration: NTPPoolConfiguration(
-                servers: [NTPServerAddress(host: "127.0.0.1", port: fake.address.port!)],
-                policy: NTPPollPolicy(burstCount: 4, burstInterval: .milliseconds(10)), timeout: .milliseconds(150)),
-            onEvent: { events.append($0) })
+        let source = loopbackPoolSource(
+            ports: [fake.address.port!], clock: clock, events: events, burst: 4, timeout: .milliseconds(150))
         let task = Task { try await source.run() }
         try await events.wait { $0.filter(\.isSample).count >= 2 }
         let calibrated = try #require(clock.calibration)

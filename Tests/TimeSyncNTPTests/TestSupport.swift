@@ -22,17 +22,17 @@ func hexBytes(_ text: String) -> [UInt8] {
     return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
 }
 
-/// A seeded generator for tests (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// A pool source on `clock` polling loopback `ports` in a quick burst, with its events in `events`.
+func loopbackPoolSource(
+    ports: [Int], clock: ServerClock, events: EventLog, burst: Int, interval: Duration = .milliseconds(10),
+    timeout: Duration
+) -> NTPPoolSource {
+    NTPPoolSource(
+        clock: clock,
+        configuration: NTPPoolConfiguration(
+            servers: ports.map { NTPServerAddress(host: "127.0.0.1", port: $0) },
+            policy: NTPPollPolicy(burstCount: burst, burstInterval: interval), timeout: timeout),
+        onEvent: { events.append($0) })
 }
 
 /// Runs an NTP server on a free loopback port for the duration of `body`.
