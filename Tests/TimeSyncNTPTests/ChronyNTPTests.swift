@@ -10,10 +10,8 @@ import TimeSyncNTP
     /// Our client against `chronyd` serving a clock 1.5 s ahead (libfaketime, monotonic clock untouched).
     @Test(.enabled(if: Interop.shouldRun), .timeLimit(.minutes(1)))
     func clientMeasuresChronydUnderFaketime() async throws {
-        guard let chronyd = Interop.chronyd, let faketime = Interop.faketime else {
-            Issue.record("chronyd or faketime is missing: run scripts/install-test-deps")
-            return
-        }
+        let chronyd = try #require(Interop.chronyd, "chronyd is missing: run scripts/install-test-deps")
+        let faketime = try #require(Interop.faketime, "faketime is missing: run scripts/install-test-deps")
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let port = try await freeUDPPort()
@@ -63,25 +61,14 @@ import TimeSyncNTP
     /// `chronyd -Q` against our server whose clock runs 0.75 s behind: chrony reports the shift.
     @Test(.enabled(if: Interop.shouldRun), .timeLimit(.minutes(1)))
     func chronyMeasuresOurServer() async throws {
-        guard let chronyd = Interop.chronyd else {
-            Issue.record("chronyd is missing: run scripts/install-test-deps")
-            return
-        }
+        let chronyd = try #require(Interop.chronyd, "chronyd is missing: run scripts/install-test-deps")
         let shift = Duration.milliseconds(-750)
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await withNTPServer(timeBase: ShiftedTimeBase(shift: shift)) { server, address in
-            let chrony = try ChildProcess(
-                chronyd, ["-Q", "-f", "/dev/null", "server 127.0.0.1 port \(address.port!) iburst maxsamples 4"],
-                outputPath: "\(directory)/chronyd.log")
-            defer { chrony.stop() }
-            let status = await chrony.wait(timeout: .seconds(30))
-            let output = chrony.output
-            #expect(status == 0, "\(output)")
-            let wrong = try #require(Self.systemClockWrongBy(output), "no 'System clock wrong by' in: \(output)")
-            let error = wrong - shift.secondsValue
-            print("chronyd -Q against our server shifted \(shift): System clock wrong by \(wrong) s, error \(error * 1e3) ms")
-            #expect(abs(error) < 0.002, "\(output)")
+            try await Self.chronyMeasures(
+                port: address.port!, shift: shift.secondsValue, chronyd: chronyd, directory: directory,
+                label: "our server shifted \(shift)")
             let statistics = try await server.statistics()
             #expect(statistics.replied >= 2, "\(statistics)")
         }
@@ -91,10 +78,8 @@ import TimeSyncNTP
     /// test binary, re-executed to run ``ntpServeHelperUnderFaketime()`` only.
     @Test(.enabled(if: Interop.shouldRun), .timeLimit(.minutes(1)))
     func chronyMeasuresOurServerUnderFaketime() async throws {
-        guard let chronyd = Interop.chronyd, let faketime = Interop.faketime else {
-            Issue.record("chronyd or faketime is missing: run scripts/install-test-deps")
-            return
-        }
+        let chronyd = try #require(Interop.chronyd, "chronyd is missing: run scripts/install-test-deps")
+        let faketime = try #require(Interop.faketime, "faketime is missing: run scripts/install-test-deps")
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let portFile = "\(directory)/port"
@@ -114,16 +99,23 @@ import TimeSyncNTP
             if port == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         let serverPort = try #require(port, "the helper server did not start: \(helper.output)")
+        try await Self.chronyMeasures(
+            port: serverPort, shift: -0.75, chronyd: chronyd, directory: directory, label: "our server under faketime -0.75s")
+    }
+
+    /// Runs `chronyd -Q … maxsamples 4` against a server on loopback `port` and expects it to find the
+    /// server's clock `shift` seconds off this machine's, within 2 ms.
+    static func chronyMeasures(port: Int, shift: Double, chronyd: String, directory: String, label: String) async throws {
         let chrony = try ChildProcess(
-            chronyd, ["-Q", "-f", "/dev/null", "server 127.0.0.1 port \(serverPort) iburst maxsamples 4"],
+            chronyd, ["-Q", "-f", "/dev/null", "server 127.0.0.1 port \(port) iburst maxsamples 4"],
             outputPath: "\(directory)/chronyd.log")
         defer { chrony.stop() }
         let status = await chrony.wait(timeout: .seconds(30))
         let output = chrony.output
         #expect(status == 0, "\(output)")
-        let wrong = try #require(Self.systemClockWrongBy(output), "no 'System clock wrong by' in: \(output)")
-        let error = wrong - (-0.75)
-        print("chronyd -Q against our server under faketime -0.75s: System clock wrong by \(wrong) s, error \(error * 1e3) ms")
+        let wrong = try #require(systemClockWrongBy(output), "no 'System clock wrong by' in: \(output)")
+        let error = wrong - shift
+        print("chronyd -Q against \(label): System clock wrong by \(wrong) s, error \(error * 1e3) ms")
         #expect(abs(error) < 0.002, "\(output)")
     }
 
