@@ -71,6 +71,14 @@ public struct NTPServerStatistics: Sendable, Hashable {
 
     /// All datagrams not answered.
     public var droppedTotal: Int { dropped.values.reduce(0, +) }
+
+    /// Adds another count to this one.
+    mutating func add(_ other: NTPServerStatistics) {
+        received += other.received
+        replied += other.replied
+        kissesSent += other.kissesSent
+        dropped.merge(other.dropped, uniquingKeysWith: +)
+    }
 }
 
 /// An NTP server over UDP: answers mode-3 requests with mode-4 replies stamped from the time base's
@@ -186,11 +194,7 @@ public final class NTPServer: Service, Sendable {
     public func statistics() async throws -> NTPServerStatistics {
         var total = NTPServerStatistics()
         for state in states {
-            let part = try await state.eventLoop.submit { state.value.statistics }.get()
-            total.received += part.received
-            total.replied += part.replied
-            total.kissesSent += part.kissesSent
-            total.dropped.merge(part.dropped, uniquingKeysWith: +)
+            total.add(try await state.eventLoop.submit { state.value.statistics }.get())
         }
         return total
     }
@@ -266,44 +270,55 @@ struct NTPServerState: Sendable {
         self.limiter = limiter
     }
 
-    /// The reply to one datagram, or `nil` (counted as dropped).
+    /// What the server does with one datagram.
+    enum Outcome {
+        /// Answer with this reply.
+        case reply(NTPPacket)
+        /// Answer with this Kiss-o'-Death `RATE`: the client is over its limit.
+        case kiss(NTPPacket)
+        /// Do not answer, for this reason.
+        case drop(NTPServerDropReason)
+    }
+
+    /// Judges one datagram, counting the outcome.
     mutating func respond(
         to bytes: UnsafeRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime, arrival: MonotonicInstant,
         timeBase: any TimeBase
-    ) -> NTPPacket? {
+    ) -> Outcome {
         pending.received += 1
-        let request: NTPPacket
-        switch NTPServerResponder.check(bytes) {
-        case .drop(let reason):
-            drop(reason)
-            return nil
-        case .answer(let packet):
-            request = packet
+        let outcome = judge(bytes, from: client, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
+        switch outcome {
+        case .reply: pending.replied += 1
+        case .kiss: pending.kissesSent += 1
+        case .drop(let reason): pending.dropped[reason, default: 0] += 1
         }
-        if configuration.rateLimit == .infinity || limiter.admit(NTPClientKey(client), at: arrival) {
-            pending.replied += 1
-            return NTPServerResponder.reply(
-                to: request, policy: configuration.policy, receivedAt: receivedAt, transmitAt: timeBase.wallNow())
-        }
-        guard configuration.overLimitAction == .kissOfDeath else {
-            drop(.rateLimited)
-            return nil
-        }
-        pending.kissesSent += 1
-        return NTPServerResponder.kiss(.rate, to: request)
+        return outcome
     }
 
-    mutating func drop(_ reason: NTPServerDropReason) {
-        pending.dropped[reason, default: 0] += 1
+    private func judge(
+        _ bytes: UnsafeRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime, arrival: MonotonicInstant,
+        timeBase: any TimeBase
+    ) -> Outcome {
+        let request: NTPPacket
+        switch NTPServerResponder.check(bytes) {
+        case .drop(let reason): return .drop(reason)
+        case .answer(let packet): request = packet
+        }
+        // Replies are bare headers; a request that decoded is at least one, so this holds — checked
+        // all the same, as the server promises never to answer with more than it was sent.
+        guard NTPPacket.headerSize <= bytes.count else { return .drop(.replyTooLarge) }
+        if configuration.rateLimit == .infinity || limiter.admit(NTPClientKey(client), at: arrival) {
+            return .reply(NTPServerResponder.reply(
+                to: request, policy: configuration.policy, receivedAt: receivedAt, transmitAt: timeBase.wallNow()))
+        }
+        guard configuration.overLimitAction == .kissOfDeath else { return .drop(.rateLimited) }
+        return .kiss(NTPServerResponder.kiss(.rate, to: request))
     }
 
     /// Adds what was counted since the last flush to the statistics and the metrics.
     mutating func flushCounters() {
-        guard pending.received > 0 || !pending.dropped.isEmpty else { return }
-        statistics.received += pending.received
-        statistics.replied += pending.replied
-        statistics.kissesSent += pending.kissesSent
-        statistics.dropped.merge(pending.dropped, uniquingKeysWith: +)
+        guard pending.received > 0 else { return }  // every outcome counts a received datagram
+        statistics.add(pending)
         counters.received.increment(by: pending.received)
         if pending.replied > 0 { counters.replied.increment(by: pending.replied) }
         if pending.kissesSent > 0 { counters.kisses.increment(by: pending.kissesSent) }
@@ -331,18 +346,19 @@ final class NTPServerHandler: ChannelInboundHandler {
         let receivedAt = timeBase.wallNow()
         let arrival = timeBase.monotonicNow()
         let envelope = unwrapInboundIn(data)
-        let requestSize = envelope.data.readableBytes
         let timeBase = self.timeBase
-        let reply = envelope.data.withUnsafeReadableBytes { bytes in
+        let outcome = envelope.data.withUnsafeReadableBytes { bytes in
             state.value.respond(to: bytes, from: envelope.remoteAddress, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
         }
-        guard let reply else {
-            logger.trace("NTP request not answered", metadata: ["client": .string("\(envelope.remoteAddress)")])
-            return
-        }
-        // A reply is a bare header; a request is at least one (shorter ones do not decode).
-        guard NTPPacket.headerSize <= requestSize else {
-            state.value.drop(.replyTooLarge)
+        let reply: NTPPacket
+        switch outcome {
+        case .reply(let packet):
+            reply = packet
+        case .kiss(let packet):
+            logger.debug("NTP client over its rate limit: RATE", metadata: ["client": .string("\(envelope.remoteAddress)")])
+            reply = packet
+        case .drop(let reason):
+            logger.trace("NTP request dropped", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)"), "reason": .string("\(reason)")])
             return
         }
         var buffer = context.channel.allocator.buffer(capacity: NTPPacket.headerSize)
