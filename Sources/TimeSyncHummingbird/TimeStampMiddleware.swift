@@ -37,24 +37,16 @@ public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        let stamper = TimeStamper(timeBase: timeBase, uncertainty: uncertainty)
-        let serverReceive = timeBase.wallNow()
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch let error as any HTTPResponseError {
-            // Error responses (404s included) are answers too: stamp them.
-            response = try error.response(from: request, context: context)
+        try await TimeStamper(timeBase: timeBase, uncertainty: uncertainty).respond(to: request, context: context) {
+            try await next(request, context)
         }
-        stamper.stamp(&response, for: request, receivedAt: serverReceive)
-        return response
     }
 }
 
 /// Stamps every response of a whole responder (a built router) with the `TimeSync-Time` header — the
 /// same header as ``TimeStampMiddleware``, from outside the router: t2 before routing, t3 after
-/// everything, and none of the cost of Hummingbird's middleware chain (a middleware that does
-/// nothing costs more than the stamping itself; `docs/BENCHMARKS.md` has the figures).
+/// everything, and none of the cost of Hummingbird's middleware chain (`docs/BENCHMARKS.md` §3
+/// measures both forms).
 ///
 /// ```swift
 /// let router = Router()
@@ -81,15 +73,9 @@ public struct TimeStampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wr
     /// then stamps t3 and adds the header.
     /// - Throws: Errors of the wrapped responder that are not `HTTPResponseError`s.
     @Sendable public func respond(to request: Request, context: Context) async throws -> Response {
-        let serverReceive = stamper.timeBase.wallNow()
-        var response: Response
-        do {
-            response = try await wrapped.respond(to: request, context: context)
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
+        try await stamper.respond(to: request, context: context) {
+            try await wrapped.respond(to: request, context: context)
         }
-        stamper.stamp(&response, for: request, receivedAt: serverReceive)
-        return response
     }
 }
 
@@ -119,13 +105,30 @@ extension HTTPResponderBuilder where Responder.Context: RequestContext {
     }
 }
 
-/// The stamping both forms share: the nonce echo and the header.
+/// The stamping both forms share: t2, the answer (errors included), t3, the nonce echo and the header.
 struct TimeStamper: Sendable {
     let timeBase: any TimeBase
     let uncertainty: Duration?
 
+    /// Stamps t2, lets `answer` respond (an `HTTPResponseError` becomes its response: error
+    /// responses, 404s included, are answers too), then stamps t3 and adds the header.
+    /// - Throws: Errors of `answer` that are not `HTTPResponseError`s.
+    func respond<Context: RequestContext>(
+        to request: Request, context: Context, _ answer: () async throws -> Response
+    ) async throws -> Response {
+        let serverReceive = timeBase.wallNow()
+        var response: Response
+        do {
+            response = try await answer()
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        stamp(&response, for: request, receivedAt: serverReceive)
+        return response
+    }
+
     /// Adds `TimeSync-Time` with t2 = `receivedAt` and t3 = now, echoing the request's nonce.
-    func stamp(_ response: inout Response, for request: Request, receivedAt: UnixTime) {
+    private func stamp(_ response: inout Response, for request: Request, receivedAt: UnixTime) {
         let nonce = request.headers[.timeSyncNonce].flatMap { HTTPTimeNonce.parse($0) }
         let header = HTTPTimeHeader(
             serverReceive: receivedAt, serverTransmit: timeBase.wallNow(), nonce: nonce, uncertainty: uncertainty)
