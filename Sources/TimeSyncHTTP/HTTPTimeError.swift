@@ -5,9 +5,9 @@ import TimeSync
 public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
         case missingTimeHeader, malformedTimeHeader, unsupportedVersion
-        case missingDate, conflictingDates, invalidDate
+        case missingDate, conflictingDates, invalidDate, conflictingTimeHeaders
         case cachedResponse, notModifiedWithoutFreshDate, nonceMissing, nonceMismatch
-        case inconsistentTimestamps, inconsistentSamples, noUsableSamples, invalidURL, invalidArgument
+        case inconsistentTimestamps, inconsistentSamples, noUsableSamples, invalidURL, invalidArgument, timeout
     }
 
     let code: Code
@@ -42,6 +42,9 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let missingDate = HTTPTimeError(.missingDate)
     /// The response carries several different `Date` values.
     public static let conflictingDates = HTTPTimeError(.conflictingDates)
+    /// The response carries several `TimeSync-Time` fields that differ: which one the server meant
+    /// cannot be known, so none is used.
+    public static let conflictingTimeHeaders = HTTPTimeError(.conflictingTimeHeaders)
     /// The `Date` header is not a valid HTTP-date (see ``dateError``).
     public static let invalidDate = HTTPTimeError(.invalidDate)
     /// The response came from a cache (`Age` above zero, or an unreadable `Age`): its time is stale.
@@ -54,13 +57,16 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let nonceMismatch = HTTPTimeError(.nonceMismatch)
     /// The timestamps contradict each other or the local send/receive instants (see ``sampleError``).
     public static let inconsistentTimestamps = HTTPTimeError(.inconsistentTimestamps)
-    /// Samples of one server contradict each other (a replayed response, or the server stepped its
-    /// clock during the measurement).
+    /// Samples of one server contradict each other with no majority agreeing (replayed or lying
+    /// responses, or the server stepped its clock during the measurement).
     public static let inconsistentSamples = HTTPTimeError(.inconsistentSamples)
     /// Every response of a measurement was rejected.
     public static let noUsableSamples = HTTPTimeError(.noUsableSamples)
     /// The URL is not an absolute `http` or `https` URL with a host.
     public static let invalidURL = HTTPTimeError(.invalidURL)
+    /// No complete response (head and body) arrived before the exchange's deadline; the detail says
+    /// how long was waited and what had arrived.
+    public static let timeout = HTTPTimeError(.timeout)
     /// An argument is out of range (for example zero samples).
     public static let invalidArgument = HTTPTimeError(.invalidArgument)
 
@@ -73,6 +79,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case .unsupportedVersion: "unsupported \(HTTPTimeHeader.name) version"
             case .missingDate: "response has no Date header"
             case .conflictingDates: "response has conflicting Date headers"
+            case .conflictingTimeHeaders: "response has conflicting \(HTTPTimeHeader.name) headers"
             case .invalidDate: "invalid Date header" + (dateError.map { ": \($0)" } ?? "")
             case .cachedResponse: "response was served from a cache (Age > 0)"
             case .notModifiedWithoutFreshDate: "304 Not Modified without proof of a fresh time"
@@ -83,6 +90,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case .noUsableSamples: "no usable sample: every response was rejected"
             case .invalidURL: "not an absolute http(s) URL"
             case .invalidArgument: "invalid argument"
+            case .timeout: "no complete response in time"
             }
         return detail.map { "\(base) (\($0))" } ?? base
     }

@@ -6,16 +6,20 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     public var source: String
     /// Which header the samples came from.
     public var method: HTTPTimeMethod
-    /// The accepted samples, oldest first. Feed them to a ``ServerClock`` with `calibrate(with:)`.
+    /// The samples that agree with the majority, oldest first. Feed them to a ``ServerClock`` with
+    /// `calibrate(with:)`.
     public var samples: [OffsetSample]
-    /// What the samples bound, combined by the default strategy's ``IntersectionEstimator``.
+    /// Samples that contradict the majority (a replayed or lying response), oldest first.
+    public var outliers: [OffsetSample]
+    /// What the agreeing samples bound, combined by the default strategy's ``IntersectionEstimator``.
     public var calibration: Calibration
     /// Every request sent, including the discarded connection-opening one and rejected ones.
     public var requests: Int
     /// Responses rejected (cached, replayed, malformed).
     public var rejected: Int
 
-    /// Combines samples into a measurement.
+    /// Combines samples into a measurement: the answer of the largest subset that agree, when it is a
+    /// strict majority (``SampleConsensus``), so one lying or replayed response cannot decide it.
     /// - Parameters:
     ///   - source: The server's source name.
     ///   - method: Which header the samples came from.
@@ -24,22 +28,23 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     ///   - rejected: Responses rejected.
     ///   - configuration: The estimator settings (drift bound).
     /// - Throws: ``HTTPTimeError/noUsableSamples`` without samples, ``HTTPTimeError/inconsistentSamples``
-    ///   when they do not agree on any offset.
+    ///   (saying how many agree) when no strict majority of them shares an offset.
     public init(
         source: String, method: HTTPTimeMethod, samples: [OffsetSample], requests: Int, rejected: Int,
         configuration: EstimatorConfiguration = .init()
     ) throws(HTTPTimeError) {
         guard !samples.isEmpty else { throw HTTPTimeError(.noUsableSamples) }
-        var estimator = IntersectionEstimator(configuration)
-        var outcome = EstimatorOutcome.noSamples
-        for sample in samples { outcome = estimator.add(sample) }
-        guard case .calibrated(let calibration) = outcome, estimator.samples.count == min(samples.count, configuration.windowSize) else {
-            throw HTTPTimeError(.inconsistentSamples)
+        let consensus: SampleConsensus
+        do {
+            consensus = try SampleConsensus(samples, configuration: configuration)
+        } catch {
+            throw HTTPTimeError(.inconsistentSamples, detail: error.description)
         }
         self.source = source
         self.method = method
-        self.samples = samples
-        self.calibration = calibration
+        self.samples = consensus.samples
+        self.outliers = consensus.outliers
+        self.calibration = consensus.calibration
         self.requests = requests
         self.rejected = rejected
     }

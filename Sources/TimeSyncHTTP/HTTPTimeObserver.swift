@@ -32,7 +32,7 @@ public struct HTTPTimeObservation: Sendable, Hashable {
 /// Record the monotonic instant just before sending a request and just after its response head
 /// arrives, whatever HTTP client you use, and hand both with the response's status and headers to
 /// ``observe(status:headers:requestSent:responseReceived:nonce:)``. Ordinary API traffic then
-/// calibrates a ``ServerClock`` at no extra cost (seeds 000 and 001).
+/// calibrates a ``ServerClock`` at no extra cost.
 ///
 /// Stale time is rejected rather than used: a response with `Age` above zero came from a cache; a
 /// `304 Not Modified` may carry a stored time, so it counts only when it echoes the request's nonce;
@@ -86,7 +86,7 @@ public struct HTTPTimeObserver: Sendable {
         try Self.rejectCached(ageValues)
 
         if policy != .dateOnly, !timeValues.isEmpty {
-            let header = try HTTPTimeHeader(parsing: timeValues.joined(separator: ", "))
+            let header = try Self.parseTimeHeader(timeValues)
             if let nonce {
                 guard let echoed = header.nonce else { throw HTTPTimeError(.nonceMissing) }
                 guard echoed == nonce else { throw HTTPTimeError(.nonceMismatch) }
@@ -109,11 +109,11 @@ public struct HTTPTimeObserver: Sendable {
         guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate) }
         guard let dateValue = dateValues.first else { throw HTTPTimeError(.missingDate) }
         let reference = timeBase.wallNow()
-        let serverTime: UnixTime
+        let serverTime: (start: UnixTime, length: Duration)
         do {
-            serverTime = try HTTPDate.parse(dateValue, reference: reference)
+            serverTime = try HTTPDate.interval(dateValue, reference: reference)
             for other in dateValues.dropFirst() {
-                guard try HTTPDate.parse(other, reference: reference) == serverTime else {
+                guard try HTTPDate.interval(other, reference: reference) == serverTime else {
                     throw HTTPTimeError(.conflictingDates)
                 }
             }
@@ -125,13 +125,71 @@ public struct HTTPTimeObserver: Sendable {
             throw HTTPTimeError(.invalidDate)
         }
         do {
+            // A leap second (`:60`) spans two seconds of Unix time: its interval says so.
             let sample = try OffsetSample.timestamp(
-                source: source, serverTime: serverTime, resolution: HTTPDate.resolution,
+                source: source, serverTime: serverTime.start, resolution: serverTime.length,
                 requestSent: requestSent, responseReceived: responseReceived)
             return HTTPTimeObservation(sample: sample, method: .date)
         } catch {
             throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
         }
+    }
+
+    /// Parses the `TimeSync-Time` field lines of one response.
+    ///
+    /// Each field line is one header; a client or proxy may also have joined several into one line
+    /// with `, ` (RFC 9110 §5.3), which shows as a member name repeating. Identical copies are one
+    /// header; copies that differ are ``HTTPTimeError/conflictingTimeHeaders``: which one the server
+    /// meant cannot be known, and a structured-field dictionary would silently keep the last.
+    static func parseTimeHeader(_ fieldLines: [String]) throws(HTTPTimeError) -> HTTPTimeHeader {
+        var parsed: HTTPTimeHeader?
+        for line in fieldLines {
+            for copy in splitCopies(line) {
+                let header = try HTTPTimeHeader(parsing: copy)
+                if let parsed, parsed != header {
+                    throw HTTPTimeError(.conflictingTimeHeaders, detail: "\(fieldLines.count) field line(s)")
+                }
+                parsed = header
+            }
+        }
+        guard let parsed else { throw HTTPTimeError(.malformedTimeHeader, detail: "empty") }
+        return parsed
+    }
+
+    /// Splits a dictionary field value into the copies joined in it: a new copy starts where a member
+    /// name repeats. Commas inside strings do not split.
+    static func splitCopies(_ value: String) -> [String] {
+        var members: [Substring] = []
+        var start = value.startIndex
+        var inString = false
+        var escaped = false
+        var index = value.startIndex
+        while index < value.endIndex {
+            let character = value[index]
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+            } else if character == "\"" {
+                inString = true
+            } else if character == "," {
+                members.append(value[start..<index])
+                start = value.index(after: index)
+            }
+            index = value.index(after: index)
+        }
+        members.append(value[start...])
+        var copies: [[Substring]] = [[]]
+        var names: Set<Substring> = []
+        for member in members {
+            let trimmed = member.drop { $0 == " " || $0 == "\t" }
+            let name = trimmed.prefix { $0 != "=" && $0 != ";" && $0 != " " && $0 != "\t" }
+            if names.contains(name) {
+                copies.append([])
+                names = []
+            }
+            names.insert(name)
+            copies[copies.count - 1].append(member)
+        }
+        return copies.map { $0.joined(separator: ",") }
     }
 
     /// Takes a sample from a response given as `HTTPFields` (swift-http-types, used by Hummingbird,

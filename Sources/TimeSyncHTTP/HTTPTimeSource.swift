@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import Synchronization
 import TimeSync
 
 /// An active HTTP time source on AsyncHTTPClient: sends `GET` requests to one endpoint and turns
@@ -17,7 +18,7 @@ public struct HTTPTimeSource: Sendable {
     public let source: String
     /// Which headers to use.
     public var policy: HTTPTimeHeaderPolicy
-    /// The limit for one request.
+    /// The deadline of one request's whole exchange (connection, head and body).
     public var timeout: Duration
     let client: HTTPClient
     let timeBase: any TimeBase
@@ -72,24 +73,54 @@ public struct HTTPTimeSource: Sendable {
 
     /// Sends one request and observes its response.
     ///
+    /// One deadline, ``timeout`` from the call, covers the whole exchange: connecting, the head and
+    /// the body (drained so the connection can serve the next request). A server that sends its head
+    /// and then stalls the body fails with ``HTTPTimeError/timeout`` like one that never answers.
     /// - Parameter policy: Which headers to use for this request (the source's by default).
     /// - Returns: The sample or the reason it was rejected.
-    /// - Throws: Transport errors of AsyncHTTPClient, `CancellationError`.
+    /// - Throws: ``HTTPTimeError/timeout`` (saying how long was waited and whether the head had
+    ///   arrived), transport errors of AsyncHTTPClient (connection refused fails at once),
+    ///   `CancellationError`.
     public func exchange(policy: HTTPTimeHeaderPolicy? = nil) async throws -> Exchange {
         let policy = policy ?? self.policy
-        var request = HTTPClientRequest(url: url)
-        request.method = .GET
-        request.headers.add(name: "Cache-Control", value: "no-cache")
+        var builder = HTTPClientRequest(url: url)
+        builder.method = .GET
+        builder.headers.add(name: "Cache-Control", value: "no-cache")
         let nonce = policy == .dateOnly ? nil : makeNonce()
-        if let nonce { request.headers.add(name: HTTPTimeHeader.nonceName, value: HTTPTimeNonce.fieldValue(nonce)) }
-        let requestSent = timeBase.monotonicNow()
-        let response = try await client.execute(request, timeout: .nanoseconds(timeout.nanosecondsClamped), logger: logger)
-        let responseReceived = timeBase.monotonicNow()
-        // Drain the body so the connection goes back to the pool for the next sample.
-        for try await _ in response.body {}
-        let headers = response.headers.map { (name: $0.name, value: $0.value) }
+        if let nonce { builder.headers.add(name: HTTPTimeHeader.nonceName, value: HTTPTimeNonce.fieldValue(nonce)) }
+        let request = builder
+        let started = timeBase.monotonicNow()
+        let limit = timeout.nanosecondsClamped
+        let deadline = started.advanced(by: .nanoseconds(limit))
+        let progress = ExchangeProgress()
+        let (head, requestSent, responseReceived) = try await withThrowingTaskGroup(
+            of: (HTTPClientResponse, MonotonicInstant, MonotonicInstant)?.self
+        ) { group in
+            group.addTask {
+                let requestSent = timeBase.monotonicNow()
+                let response = try await client.execute(request, timeout: .nanoseconds(limit), logger: logger)
+                let responseReceived = timeBase.monotonicNow()
+                progress.headArrived()
+                // Drain the body so the connection goes back to the pool for the next sample.
+                for try await _ in response.body {}
+                return (response, requestSent, responseReceived)
+            }
+            group.addTask {
+                try await timeBase.sleep(until: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else {
+                let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds &- started.nanoseconds)
+                throw HTTPTimeError(
+                    .timeout,
+                    detail: "\(source): \(progress.hasHead ? "the body did not complete" : "no response head") after \(Self.seconds(waited))")
+            }
+            return result
+        }
+        let headers = head.headers.map { (name: $0.name, value: $0.value) }
         let hasTimeHeader = headers.contains { $0.name.caseInsensitiveEquals(HTTPTimeHeader.name) }
-        let status = Int(response.status.code)
+        let status = Int(head.status.code)
         let observer = HTTPTimeObserver(source: source, policy: policy, timeBase: timeBase)
         let result: Result<HTTPTimeObservation, HTTPTimeError>
         do {
@@ -102,6 +133,11 @@ public struct HTTPTimeSource: Sendable {
             result = .failure(error)
         }
         return Exchange(result: result, hasTimeHeader: hasTimeHeader, status: status)
+    }
+
+    /// `1.234 s`.
+    static func seconds(_ duration: Duration) -> String {
+        String(format: "%.3f s", Double(duration.nanosecondsClamped) / 1e9)
     }
 
     /// Sends one request like ``exchange(policy:)`` but reports a transport failure (a pooled
@@ -153,6 +189,13 @@ public struct HTTPTimeSource: Sendable {
         return try HTTPTimeMeasurement(
             source: source, method: .timeHeader, samples: accepted, requests: samples + 1, rejected: rejected)
     }
+}
+
+/// Whether an exchange's response head has arrived, for its timeout message.
+private final class ExchangeProgress: Sendable {
+    private let head = Mutex(false)
+    func headArrived() { head.withLock { $0 = true } }
+    var hasHead: Bool { head.withLock { $0 } }
 }
 
 extension HTTPTimeSource {

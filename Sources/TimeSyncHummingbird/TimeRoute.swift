@@ -44,7 +44,8 @@ public enum TimeSyncHTTPServer {
     }
 
     /// The application: a ServiceLifecycle `Service` listening on `host:port`, `/time` served and every
-    /// response stamped by a ``TimeStampResponder`` (no middleware chain).
+    /// response stamped by a ``TimeStampResponder`` (no middleware chain), run as a
+    /// ``TimeSyncApplication`` so that each response's `Date` is its t3's second.
     /// - Parameters:
     ///   - host: The address to bind.
     ///   - port: The port to bind; 0 picks a free one (reported through `onServerRunning`).
@@ -58,10 +59,10 @@ public enum TimeSyncHTTPServer {
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         router.addTimeRoute(timeBase: timeBase)
-        return Application(
+        return TimeSyncApplication(
             router: router.timeStamped(timeBase: timeBase),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
-            logger: logger)
+            timeBase: timeBase, logger: logger)
     }
 }

@@ -4,7 +4,12 @@ import TimeSync
 import TimeSyncHTTP
 
 /// Stamps every response with the `TimeSync-Time` header: the server's clock when the request
-/// reached the middleware (t2) and just before the response is handed back for writing (t3).
+/// reached the middleware (t2) and just before the response is handed back for writing (t3) — and
+/// with a `Date` header naming t3's second, from the same clock reading.
+///
+/// Hummingbird's `Application` replaces every `Date` with its own, cached once a second (up to two
+/// seconds behind the clock, and a second off t3 about half the time); run the application as a
+/// ``TimeSyncApplication`` to keep the stamped one.
 ///
 /// Add it first (outermost) so t2 is taken as early and t3 as late as the router allows; every
 /// route then calibrates clients passively, errors included. A `TimeSync-Nonce` request header
@@ -46,13 +51,16 @@ public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
 /// Stamps every response of a whole responder (a built router) with the `TimeSync-Time` header — the
 /// same header as ``TimeStampMiddleware``, from outside the router: t2 before routing, t3 after
 /// everything, and none of the cost of Hummingbird's middleware chain (`docs/BENCHMARKS.md` §3
-/// measures both forms).
+/// measures both forms). The `Date` header names t3's second, from the same clock reading.
 ///
 /// ```swift
 /// let router = Router()
 /// router.get("/api") { _, _ in "ok" }
-/// let app = Application(router: router.timeStamped())
+/// let app = TimeSyncApplication(router: router.timeStamped())
 /// ```
+///
+/// In Hummingbird's `Application` the `TimeSync-Time` header is the same, but the `Date` header is
+/// the application's cached one (see ``TimeSyncApplication``).
 public struct TimeStampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped.Context: RequestContext {
     public typealias Context = Wrapped.Context
     /// The responder whose responses are stamped.
@@ -105,7 +113,8 @@ extension HTTPResponderBuilder where Responder.Context: RequestContext {
     }
 }
 
-/// The stamping both forms share: t2, the answer (errors included), t3, the nonce echo and the header.
+/// The stamping both forms share: t2, the answer (errors included), t3, the nonce echo, the header
+/// and the `Date` of t3's second.
 struct TimeStamper: Sendable {
     let timeBase: any TimeBase
     let uncertainty: Duration?
@@ -127,12 +136,15 @@ struct TimeStamper: Sendable {
         return response
     }
 
-    /// Adds `TimeSync-Time` with t2 = `receivedAt` and t3 = now, echoing the request's nonce.
+    /// Adds `TimeSync-Time` with t2 = `receivedAt` and t3 = now, echoing the request's nonce, and
+    /// sets `Date` to t3's second: one clock reading, so the two headers always agree.
     private func stamp(_ response: inout Response, for request: Request, receivedAt: UnixTime) {
         let nonce = request.headers[.timeSyncNonce].flatMap { HTTPTimeNonce.parse($0) }
+        let serverTransmit = timeBase.wallNow()
         let header = HTTPTimeHeader(
-            serverReceive: receivedAt, serverTransmit: timeBase.wallNow(), nonce: nonce, uncertainty: uncertainty)
+            serverReceive: receivedAt, serverTransmit: serverTransmit, nonce: nonce, uncertainty: uncertainty)
         response.headers[.timeSyncTime] = header.fieldValue
+        response.headers[.date] = HTTPDate.imfFixdate(serverTransmit)
     }
 }
 

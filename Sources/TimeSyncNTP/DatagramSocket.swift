@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import NIOCore
 import NIOPosix
@@ -11,14 +16,14 @@ struct ReceivedDatagram: Sendable {
     var receivedAt: MonotonicInstant
 }
 
-/// Stamps each incoming datagram and hands it to an `AsyncStream`.
+/// Stamps each incoming datagram and hands it to an `AsyncThrowingStream`.
 final class DatagramStampingHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     private let timeBase: any TimeBase
-    private let continuation: AsyncStream<ReceivedDatagram>.Continuation
+    private let continuation: AsyncThrowingStream<ReceivedDatagram, any Error>.Continuation
 
-    init(timeBase: any TimeBase, continuation: AsyncStream<ReceivedDatagram>.Continuation) {
+    init(timeBase: any TimeBase, continuation: AsyncThrowingStream<ReceivedDatagram, any Error>.Continuation) {
         self.timeBase = timeBase
         self.continuation = continuation
     }
@@ -26,6 +31,8 @@ final class DatagramStampingHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let receivedAt = timeBase.monotonicNow()
         let envelope = unwrapInboundIn(data)
+        // A datagram that filled the receive buffer was cut by the kernel: never parse part of one.
+        guard envelope.data.readableBytes <= DatagramSocket.maximumDatagramSize else { return }
         continuation.yield(
             ReceivedDatagram(
                 remoteAddress: envelope.remoteAddress, bytes: Array(envelope.data.readableBytesView),
@@ -38,35 +45,39 @@ final class DatagramStampingHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A UDP socket reports ICMP errors (port unreachable) on later reads; the exchange times out
-        // instead, and the socket stays usable.
+        // The socket is connected to the server, so the kernel reports an ICMP port unreachable as
+        // ECONNREFUSED on the next read: nobody listens there, and waiting on is pointless.
+        if let error = error as? IOError, error.errnoCode == ECONNREFUSED {
+            continuation.finish(throwing: NTPClientError(.unreachable, "port unreachable"))
+        }
     }
 }
 
-/// An unconnected UDP socket on an ephemeral port whose datagrams arrive as an `AsyncStream`.
+/// A UDP socket on an ephemeral port, connected to one server (so the kernel filters other senders
+/// and reports ICMP errors), whose datagrams arrive as an `AsyncThrowingStream`.
 struct DatagramSocket: Sendable {
-    let channel: any Channel
-    let datagrams: AsyncStream<ReceivedDatagram>
+    /// The largest datagram accepted whole; the socket reads one byte more, so a longer one is seen
+    /// to be cut and dropped.
+    static let maximumDatagramSize = 2048
 
-    /// Binds a socket of the address family of `remote` to the wildcard address and port 0.
-    static func bind(
-        toReach remote: SocketAddress, group: any EventLoopGroup, timeBase: any TimeBase
+    let channel: any Channel
+    let datagrams: AsyncThrowingStream<ReceivedDatagram, any Error>
+
+    /// Opens a socket of the address family of `remote`, connected to it.
+    static func connect(
+        to remote: SocketAddress, group: any EventLoopGroup, timeBase: any TimeBase
     ) async throws -> DatagramSocket {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ReceivedDatagram.self, bufferingPolicy: .bufferingNewest(64))
-        let host: String
-        switch remote {
-        case .v6: host = "::"
-        default: host = "0.0.0.0"
-        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: ReceivedDatagram.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(64))
         let channel = try await DatagramBootstrap(group: group)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: maximumDatagramSize + 1))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
                         DatagramStampingHandler(timeBase: timeBase, continuation: continuation))
                 }
             }
-            .bind(host: host, port: 0).get()
+            .connect(to: remote).get()
         return DatagramSocket(channel: channel, datagrams: stream)
     }
 

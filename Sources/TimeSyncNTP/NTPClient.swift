@@ -1,7 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
-import TimeSync
+@_spi(Arithmetic) import TimeSync
 
 /// An SNTP client over UDP: single exchanges with one server address, and one-shot queries of a
 /// server by name (like `sntp` or `ntpdig`).
@@ -35,27 +35,36 @@ public struct NTPClient: Sendable {
         self.logger = logger
     }
 
-    /// One request and its reply.
+    /// One request and its reply, within one deadline for the whole exchange.
     ///
-    /// Datagrams from other addresses are ignored. A reply whose origin does not match, a duplicate
-    /// or an undecodable datagram is ignored and the wait goes on; if the timeout expires after such
-    /// a rejection, that rejection is thrown rather than a timeout. Any other rejection of a reply that
-    /// answers our request (Kiss-o'-Death, unsynchronized, zero timestamps, …) ends the exchange.
+    /// The socket is connected to `address`, so datagrams from elsewhere never arrive and an ICMP
+    /// port unreachable ends the exchange at once (``NTPClientError/unreachable``). A reply whose
+    /// origin does not match, a duplicate or an undecodable datagram is ignored and the wait goes on;
+    /// if the deadline passes after such a rejection, that rejection is thrown rather than a timeout.
+    /// Any other rejection of a reply that answers our request (Kiss-o'-Death, unsynchronized, zero
+    /// timestamps, …) ends the exchange.
     /// - Parameters:
     ///   - address: The server's address.
-    ///   - timeout: How long to wait for the reply.
+    ///   - timeout: The deadline for the whole exchange, from before the socket opens.
     /// - Returns: The validated reply, with t1 and t4 on the monotonic clock.
-    /// - Throws: `NTPReplyError`, ``NTPClientError`` (`.timeout`, `.network`), `CancellationError`.
+    /// - Throws: `NTPReplyError`, ``NTPClientError`` (`.timeout` with the time waited, `.unreachable`,
+    ///   `.network`), `CancellationError`.
     public func exchange(with address: SocketAddress, timeout: Duration) async throws -> NTPReply {
+        let started = timeBase.monotonicNow()
         let socket: DatagramSocket
         do {
-            socket = try await DatagramSocket.bind(toReach: address, group: group, timeBase: timeBase)
+            socket = try await DatagramSocket.connect(to: address, group: group, timeBase: timeBase)
         } catch {
-            throw NTPClientError(.network, "\(error)")
+            throw NTPClientError(.network, "\(address.endpoint): \(error)")
         }
         defer { socket.close() }
         let channel = socket.channel
         let timeBase = self.timeBase
+        let remaining = max(0, timeout.nanosecondsClamped.subtracting(saturating: timeBase.monotonicNow().nanoseconds - started.nanoseconds))
+        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(remaining)) {
+            channel.close(promise: nil)
+        }
+        defer { deadline.cancel() }
         // Stamp t1 and write on the event loop, back to back.
         let sending: EventLoopFuture<SentRequest> = channel.eventLoop.submit { () -> SentRequest in
             Self.send(on: channel, to: address, timeBase: timeBase)
@@ -68,14 +77,9 @@ public struct NTPClient: Sendable {
         } catch {
             throw NTPClientError(.network, "\(address.endpoint): \(error)")
         }
-        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(max(0, timeout.nanosecondsClamped))) {
-            channel.close(promise: nil)
-        }
-        defer { deadline.cancel() }
         var pending = request
         var lastRejection: NTPReplyError?
-        for await datagram in socket.datagrams {
-            guard datagram.remoteAddress == address else { continue }
+        for try await datagram in socket.datagrams {
             let reply: NTPReply
             do {
                 reply = try pending.accept(datagram.bytes, receivedAt: datagram.receivedAt, limits: limits)
@@ -91,7 +95,14 @@ public struct NTPClient: Sendable {
         }
         try Task.checkCancellation()
         if let lastRejection { throw lastRejection }
-        throw NTPClientError(.timeout, "\(address.endpoint) after \(timeout)")
+        let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
+        throw NTPClientError(.timeout, "from \(address.endpoint) within \(Self.seconds(waited))")
+    }
+
+    /// A duration as `1.234 s` for messages.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.nanosecondsClamped / 1_000_000
+        return "\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst()) s"
     }
 
     /// A request just written, and the write's outcome.
@@ -120,17 +131,20 @@ public struct NTPClient: Sendable {
     }
 
     /// Queries a server like `sntp`: resolves the name, then exchanges `samples` requests with the
-    /// first address that answers, `interval` apart, and combines them with the core estimator
-    /// (`IntersectionEstimator`: the bounds of all samples, carried to the same instant, intersected).
+    /// first address that answers, `interval` apart, and combines them with ``SampleConsensus``: the
+    /// largest set of samples that agree, when it is a strict majority, so one lying reply can
+    /// neither win nor spoil the answer.
     /// - Parameters:
     ///   - host: Host name or IP literal.
     ///   - port: UDP port (default 123).
-    ///   - timeout: How long to wait for each reply (default 5 s).
+    ///   - timeout: The deadline of each exchange (default 5 s).
     ///   - samples: How many exchanges (at least 1; default 1).
     ///   - interval: The spacing of the exchanges (default 250 ms).
     /// - Returns: The combined result.
-    /// - Throws: The last exchange's error when no sample succeeded (``NTPClientError`` or
-    ///   `NTPReplyError`); `CancellationError`.
+    /// - Throws: ``NTPClientError`` (`.unreachable` at once, `.timeout` saying how many requests went
+    ///   unanswered in how long), `NTPReplyError` (the last rejection when no sample succeeded; a
+    ///   Kiss-o'-Death at once), `SampleConsensusError` when the replies contradict each other;
+    ///   `CancellationError`.
     public func query(
         host: String, port: Int = NTPServerAddress.defaultPort, timeout: Duration = .seconds(5), samples: Int = 1,
         interval: Duration = .milliseconds(250)
@@ -143,6 +157,8 @@ public struct NTPClient: Sendable {
                 return try await query(server: server, address: address, timeout: timeout, samples: max(1, samples), interval: interval)
             } catch let error as NTPReplyError where error == .kissOfDeath {
                 throw error  // the server said no: do not try its other addresses
+            } catch let error as SampleConsensusError {
+                throw error  // the server answered, inconsistently: that is the finding
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
@@ -157,31 +173,45 @@ public struct NTPClient: Sendable {
         server: NTPServerAddress, address: SocketAddress, timeout: Duration, samples: Int, interval: Duration
     ) async throws -> NTPQueryResult {
         let source = NTPPoolSource.sourceName(server: server, address: address)
+        let started = timeBase.monotonicNow()
         var replies: [NTPReply] = []
-        var estimator = IntersectionEstimator()
-        var outcome = EstimatorOutcome.noSamples
+        var collected: [OffsetSample] = []
         var lastError: (any Error)?
+        var timeouts = 0
         for index in 0..<samples {
             if index > 0 { try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: interval)) }
             do {
                 let reply = try await exchange(with: address, timeout: timeout)
-                outcome = estimator.add(try reply.sample(source: source))
+                collected.append(try reply.sample(source: source))
                 replies.append(reply)
             } catch let error as NTPReplyError where error == .kissOfDeath {
                 throw error
+            } catch let error as NTPClientError where error == .unreachable {
+                throw NTPClientError(.unreachable, "\(address.endpoint): port unreachable")
             } catch is CancellationError {
                 throw CancellationError()
+            } catch let error as NTPClientError where error == .timeout {
+                timeouts += 1
+                lastError = error
             } catch {
                 lastError = error
             }
         }
-        guard case .calibrated(let calibration) = outcome, !replies.isEmpty else {
-            if let lastError { throw lastError }
-            throw NTPClientError(.timeout, "\(address.endpoint)")
+        guard !collected.isEmpty else {
+            if timeouts == samples {
+                let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
+                throw NTPClientError(
+                    .timeout, "from \(address.endpoint): \(samples) request\(samples == 1 ? "" : "s") unanswered in \(Self.seconds(waited))")
+            }
+            throw lastError ?? NTPClientError(.timeout, "\(address.endpoint)")
         }
+        let consensus = try SampleConsensus(collected)
+        // The server's fields (stratum, leap, …) come from the replies the majority agrees with.
+        let agreeing = Set(consensus.samples)
+        let kept = zip(replies, collected).filter { agreeing.contains($0.1) }.map(\.0)
         return NTPQueryResult(
-            server: server, address: address, calibration: calibration, replies: replies,
-            samples: estimator.samples, timeBase: timeBase)
+            server: server, address: address, calibration: consensus.calibration, replies: kept,
+            samples: consensus.samples, timeBase: timeBase)
     }
 }
 

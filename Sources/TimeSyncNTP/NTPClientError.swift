@@ -1,7 +1,7 @@
 /// Why an NTP exchange produced no reply (rejected replies throw `NTPReplyError` instead).
 public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
-        case timeout, dnsFailure, noAddresses, network, invalidServerAddress
+        case timeout, dnsFailure, noAddresses, network, invalidServerAddress, unreachable
     }
 
     let code: Code
@@ -13,7 +13,7 @@ public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible
         self.detail = detail
     }
 
-    /// No acceptable reply within the timeout.
+    /// No acceptable reply within the timeout; ``detail`` says how long was waited.
     public static let timeout = NTPClientError(.timeout)
     /// The host name could not be resolved.
     public static let dnsFailure = NTPClientError(.dnsFailure)
@@ -21,6 +21,8 @@ public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible
     public static let noAddresses = NTPClientError(.noAddresses)
     /// The request could not be sent (no route, network down, …).
     public static let network = NTPClientError(.network)
+    /// The server's host answered that nothing listens on the port (ICMP port unreachable).
+    public static let unreachable = NTPClientError(.unreachable)
     /// A server address that does not parse (`host`, `host:port`, `[v6]:port`, `ntp://host:port`).
     public static let invalidServerAddress = NTPClientError(.invalidServerAddress)
 
@@ -32,7 +34,8 @@ public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String {
         let suffix = detail.isEmpty ? "" : ": \(detail)"
         switch code {
-        case .timeout: return "no NTP reply within the timeout" + suffix
+        case .timeout: return "no NTP reply" + suffix
+        case .unreachable: return "nothing listens on the server's NTP port" + suffix
         case .dnsFailure: return "DNS resolution failed" + suffix
         case .noAddresses: return "host has no IPv4 or IPv6 address" + suffix
         case .network: return "network error" + suffix

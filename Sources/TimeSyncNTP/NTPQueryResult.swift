@@ -1,5 +1,5 @@
 import NIOCore
-import TimeSync
+@_spi(Arithmetic) import TimeSync
 
 /// What a one-shot query of an NTP server found, relative to the device's wall clock.
 ///
@@ -44,15 +44,15 @@ public struct NTPQueryResult: Sendable {
         let before = timeBase.monotonicNow()
         let wall = timeBase.wallNow()
         let after = timeBase.monotonicNow()
-        let readGap = after.nanoseconds - before.nanoseconds
+        let readGap = after.nanoseconds.subtracting(saturating: before.nanoseconds)
         let monotonic = MonotonicInstant(nanoseconds: before.nanoseconds + readGap / 2)
         let (estimate, bounds) = calibration.offset(at: monotonic)
-        let shift = monotonic.nanoseconds - wall.nanoseconds
-        let wallBounds = bounds.shifted(by: shift).widened(by: (readGap + 1) / 2)
+        let shift = monotonic.nanoseconds.subtracting(saturating: wall.nanoseconds)
+        let wallBounds = bounds.shifted(by: shift).widened(by: readGap / 2 + readGap % 2)
         let last = replies[replies.count - 1]
         self.server = server
         self.address = address.ipAddress ?? "\(address)"
-        self.offset = .nanoseconds(wallBounds.clamp(estimate + shift))
+        self.offset = .nanoseconds(wallBounds.clamp(estimate.adding(saturating: shift)))
         self.bounds = wallBounds
         self.error = .nanoseconds(wallBounds.halfWidth)
         self.delay = .nanoseconds(samples.map(\.delay).min() ?? 0)

@@ -15,24 +15,52 @@ import TimeSync
 public struct NTPServerConfiguration: Sendable, Hashable {
     /// What to do with a request over the client's rate limit.
     public enum OverLimitAction: Sendable, Hashable {
-        /// Answer with a Kiss-o'-Death `RATE`.
+        /// Answer the first over-limit request of a client, and then one in
+        /// ``NTPServerConfiguration/rateLimitKissEvery``, with a Kiss-o'-Death `RATE`; drop the rest.
         case kissOfDeath
-        /// Drop it silently.
+        /// Drop them all silently.
         case drop
+    }
+
+    /// Where the leap indicator, stratum and root dispersion replies advertise come from.
+    public enum PolicySource: Sendable, Hashable {
+        /// The host's kernel clock discipline (``SystemKernelClock``, or the ``KernelClock`` given to
+        /// ``NTPServer/init(configuration:timeBase:kernelClock:group:logger:metricsFactory:)``), read
+        /// at most once a second per socket and mapped by ``NTPClockState/serverPolicy(synchronized:localStratum:)``:
+        /// an unsynchronized host answers leap indicator 3, stratum 16, unless ``localStratum`` is set.
+        case kernel
+        /// ``policy`` exactly as given, whatever the host's state: for a time base that is not this
+        /// host's clock (a simulation, a calibrated `ServerClock`), whose quality the caller knows.
+        case fixed
     }
 
     /// The address to bind (default `127.0.0.1`; `::` or `0.0.0.0` for every interface).
     public var host: String
     /// The UDP port (default 123; 0 picks a free one, see ``NTPServer/localAddress()``).
     public var port: Int
-    /// Stratum, reference identifier, precision, root delay and dispersion advertised.
+    /// What replies advertise while the host's clock is synchronized: stratum, reference identifier,
+    /// precision and root delay, and a floor under the root dispersion (the kernel's maximum error
+    /// otherwise). Default ``defaultPolicy``: stratum 2, reference `LOCL`. The kernel knows neither
+    /// the stratum nor the address of the daemon's upstream: set the stratum to the upstream's plus
+    /// one (`chronyc tracking` shows this host's). With ``PolicySource/fixed`` it is advertised as is.
     public var policy: NTPServerPolicy
+    /// The stratum (1–15) at which to serve the clock while the host is *not* synchronized, like
+    /// chrony's `local stratum`: the operator vouches for the clock (reference `LOCL`, root dispersion
+    /// ``NTPClockState/localRootDispersion``). `nil` (the default) answers the truth instead — leap
+    /// indicator 3, stratum 16 — which clients do not use.
+    public var localStratum: UInt8?
+    /// Where the advertised clock quality comes from (default: the kernel).
+    public var policySource: PolicySource
     /// Sustained requests per second per client address (default 1); `.infinity` turns the limit off.
     public var rateLimit: Double
     /// Requests a client address may send back to back (default 8: an `iburst` and then some).
     public var rateLimitBurst: Double
-    /// What happens over the limit (default: Kiss-o'-Death `RATE`).
+    /// What happens over the limit (default: Kiss-o'-Death `RATE`, for some).
     public var overLimitAction: OverLimitAction
+    /// With ``OverLimitAction/kissOfDeath``, one over-limit request in this many is kissed (default
+    /// 16), the rest dropped: a flood gets back one 48-byte kiss per 16 requests, and each kiss
+    /// asks for the interval the limit allows. 1 kisses every one.
+    public var rateLimitKissEvery: Int
     /// Sockets serving the port, each on its own event loop (default 1). Above 1 they share the port
     /// with `SO_REUSEPORT`: the kernel spreads clients over them by address and port, so the server
     /// uses that many cores (chronyd answers on one). The rate limit stays one per client address,
@@ -43,18 +71,37 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     /// value that uses them all.
     public static var availableCores: Int { System.coreCount }
 
+    /// What a synchronized host advertises by default: stratum 2 (one hop below a reference clock,
+    /// the least a host disciplined over the network can be), reference `LOCL` (this host's own
+    /// clock, whose upstream the server does not know), precision 2⁻²⁰ s, no root delay.
+    public static let defaultPolicy = NTPServerPolicy(stratum: 2, referenceID: .local)
+
     /// Creates a configuration.
     public init(
-        host: String = "127.0.0.1", port: Int = 123, policy: NTPServerPolicy = .init(), rateLimit: Double = 1,
-        rateLimitBurst: Double = 8, overLimitAction: OverLimitAction = .kissOfDeath, threads: Int = 1
+        host: String = "127.0.0.1", port: Int = 123, policy: NTPServerPolicy = defaultPolicy,
+        localStratum: UInt8? = nil, policySource: PolicySource = .kernel, rateLimit: Double = 1,
+        rateLimitBurst: Double = 8, overLimitAction: OverLimitAction = .kissOfDeath, rateLimitKissEvery: Int = 16,
+        threads: Int = 1
     ) {
         self.host = host
         self.port = port
         self.policy = policy
+        self.localStratum = localStratum
+        self.policySource = policySource
         self.rateLimit = rateLimit
         self.rateLimitBurst = rateLimitBurst
         self.overLimitAction = overLimitAction
+        self.rateLimitKissEvery = max(1, rateLimitKissEvery)
         self.threads = max(1, threads)
+    }
+
+    /// What replies advertise when the host's clock is in `clockState` (`nil`: it could not be read,
+    /// taken as ``NTPClockState/unknown``).
+    public func advertisedPolicy(clockState: NTPClockState?) -> NTPServerPolicy {
+        switch policySource {
+        case .fixed: policy
+        case .kernel: (clockState ?? .unknown).serverPolicy(synchronized: policy, localStratum: localStratum)
+        }
     }
 }
 
@@ -84,6 +131,12 @@ public struct NTPServerStatistics: Sendable, Hashable {
 /// An NTP server over UDP: answers mode-3 requests with mode-4 replies stamped from the time base's
 /// wall clock, rate-limits each client address with a token bucket, and ignores everything else.
 ///
+/// Replies tell the truth about the clock: their leap indicator, stratum and root dispersion come
+/// from the host's kernel clock discipline (``NTPServerConfiguration/PolicySource/kernel``), so an
+/// unsynchronized host answers leap indicator 3, stratum 16 unless the operator opts in with
+/// ``NTPServerConfiguration/localStratum``. ``run()`` refuses a port another process already serves
+/// (``NTPServerError/addressInUse``) rather than share it.
+///
 /// A ServiceLifecycle `Service`: ``run()`` binds, serves until graceful shutdown (SIGINT/SIGTERM in a
 /// `ServiceGroup`) or cancellation, then closes the socket. Counters go to swift-metrics
 /// (`timesync_ntp_server_received`, `…_replied`, `…_kisses`, `…_dropped` with a `reason`
@@ -97,6 +150,7 @@ public final class NTPServer: Service, Sendable {
     /// The configuration.
     public let configuration: NTPServerConfiguration
     private let timeBase: any TimeBase
+    private let kernelClock: any KernelClock
     private let logger: Logger
     /// One per socket, each confined to its own event loop.
     private let states: [NIOLoopBoundBox<NTPServerState>]
@@ -106,48 +160,86 @@ public final class NTPServer: Service, Sendable {
     /// - Parameters:
     ///   - configuration: Address, advertised clock quality, rate limit and number of sockets.
     ///   - timeBase: The clocks: wall for timestamps, monotonic for the rate limiter.
+    ///   - kernelClock: Where the served clock's state comes from with ``NTPServerConfiguration/PolicySource/kernel``
+    ///     (default: this host's kernel); read at most once a second per socket.
     ///   - group: The event loops (default: NIO's shared singleton); each socket takes the next one.
     ///   - logger: The logger (default: discards everything).
     ///   - metricsFactory: Where the counters go (default: the bootstrapped metrics system).
     public init(
         configuration: NTPServerConfiguration, timeBase: any TimeBase = SystemTimeBase(),
+        kernelClock: any KernelClock = SystemKernelClock(),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = .ntpNoOp,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.configuration = configuration
         self.timeBase = timeBase
+        self.kernelClock = kernelClock
         self.logger = logger
         let counters = NTPServerCounters(metricsFactory: metricsFactory)
         let limiter = NTPServerLimiter(configuration: configuration)
         self.states = (0..<max(1, configuration.threads)).map { _ in
             .makeBoxSendingValue(
-                NTPServerState(configuration: configuration, counters: counters, limiter: limiter), eventLoop: group.next())
+                NTPServerState(configuration: configuration, counters: counters, limiter: limiter, kernelClock: kernelClock),
+                eventLoop: group.next())
         }
     }
 
     /// Binds the socket(s) and serves until graceful shutdown or cancellation.
-    /// - Throws: The bind error (address in use, permission denied for port 123, …).
+    ///
+    /// Several sockets share the port with `SO_REUSEPORT`, which another process's socket with the
+    /// option (chronyd's, say) would join without a word, splitting the clients between the two
+    /// servers: so the port is first bound alone, without the option, and let go.
+    /// - Throws: ``NTPServerError/addressInUse`` when another socket serves the address and port;
+    ///   other bind errors (permission denied for port 123, …) as they are.
     public func run() async throws {
         var channels: [any Channel] = []
+        var port = configuration.port
         do {
-            var port = configuration.port
-            for state in states {
-                let channel = try await bind(state: state, port: port)
-                channels.append(channel)
-                port = channel.localAddress?.port ?? port  // port 0: the rest join the one picked
+            var attempts = 0
+            while true {
+                attempts += 1
+                if states.count > 1 { port = try await probeExclusively(port: configuration.port) }
+                do {
+                    for state in states {
+                        let channel = try await bind(state: state, port: port)
+                        channels.append(channel)
+                        port = channel.localAddress?.port ?? port  // port 0: the rest join the one picked
+                    }
+                    break
+                } catch let error as IOError
+                    where error.errnoCode == EADDRINUSE && configuration.port == 0 && states.count > 1 && attempts < 8
+                {
+                    // Port 0: some other socket was given the free port between the probe and the
+                    // bind. Any free port will do: probe again.
+                    for channel in channels { channel.close(promise: nil) }
+                    channels = []
+                }
             }
         } catch {
             for channel in channels { channel.close(promise: nil) }
-            logger.error("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(configuration.port)"), "error": .string("\(error)")])
-            await binding.fail(error)
-            throw error
+            var failure = error
+            if let error = error as? IOError, error.errnoCode == EADDRINUSE {
+                failure = NTPServerError(.addressInUse, host: configuration.host, port: port)
+            }
+            logger.error("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(port)"), "error": .string("\(failure)")])
+            await binding.fail(failure)
+            throw failure
         }
         let address = channels[0].localAddress!
+        // Read before announcing the address, so whoever waits on it sees every later read.
+        let clockState = configuration.policySource == .kernel ? kernelClock.clockState() : nil
+        let policy = configuration.advertisedPolicy(clockState: clockState)
         await binding.succeed(address)
         logger.info("NTP server listening", metadata: [
-            "address": .string("\(address.endpoint)"), "stratum": .string("\(configuration.policy.stratum)"),
+            "address": .string("\(address.endpoint)"), "stratum": .string("\(policy.stratum)"),
+            "leap": .string("\(policy.leap)"), "rootDispersion": .string("\(policy.rootDispersion)"),
             "sockets": .stringConvertible(channels.count),
         ])
+        if policy.leap == .unsynchronized {
+            logger.warning(
+                "this host's clock is not synchronized: replies say so (leap indicator 3, stratum 16) and clients will not use them; set a local stratum to serve it anyway",
+                metadata: ["maxerror": .string("\((clockState ?? .unknown).maximumError)")])
+        }
         let bound = channels
         let closeAll: @Sendable () -> Void = { for channel in bound { channel.close(promise: nil) } }
         await withTaskCancellationHandler {
@@ -162,6 +254,17 @@ public final class NTPServer: Service, Sendable {
         logger.info("NTP server stopped", metadata: ["address": .string("\(address.endpoint)")])
     }
 
+    /// Binds `port` (0: a free one) on the configured address without `SO_REUSEPORT` or
+    /// `SO_REUSEADDR`, and closes the socket: this fails with `EADDRINUSE` when any other socket
+    /// holds the port, shared or not.
+    /// - Returns: The port, the one the kernel picked for 0.
+    private func probeExclusively(port: Int) async throws -> Int {
+        let probe = try await DatagramBootstrap(group: states[0].eventLoop).bind(host: configuration.host, port: port).get()
+        let bound = probe.localAddress?.port ?? port
+        try await probe.close()
+        return bound
+    }
+
     private func bind(state: NIOLoopBoundBox<NTPServerState>, port: Int) async throws -> any Channel {
         let timeBase = self.timeBase
         let logger = self.logger
@@ -170,7 +273,10 @@ public final class NTPServer: Service, Sendable {
             // go out together on the flush at the end of it (sendmmsg).
             .channelOption(.datagramVectorReadMessageCount, value: 32)
             .channelOption(.maxMessagesPerRead, value: 8)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 2048))
+            // Each datagram gets capacity / 32 bytes (NIO rounds the capacity up to a power of two):
+            // 4096, more than the largest request answered, so one cut to its slot is still too
+            // large and is dropped (`oversize`), never parsed as if whole.
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 4096))
         if states.count > 1 {
             bootstrap = bootstrap.channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
         }
@@ -221,16 +327,33 @@ struct NTPServerCounters: Sendable {
 }
 
 /// One token bucket per client address, shared by every socket of a server: the kernel may hand a
-/// client's requests from different source ports to different sockets.
+/// client's requests from different source ports to different sockets. The table's hash is keyed
+/// by a random seed, so that nobody can aim many addresses at one of its buckets.
 final class NTPServerLimiter: Sendable {
     private let buckets: NIOLockedValueBox<NTPRateLimiter<NTPClientKey>>
+    /// No limit: every request is admitted without taking the lock.
+    private let unlimited: Bool
+    /// The least poll exponent replies and kisses advertise.
+    let minimumPoll: Int8
 
     init(configuration: NTPServerConfiguration) {
-        buckets = NIOLockedValueBox(NTPRateLimiter(rate: configuration.rateLimit, burst: configuration.rateLimitBurst))
+        let limiter = NTPRateLimiter<NTPClientKey>(
+            rate: configuration.rateLimit, burst: configuration.rateLimitBurst,
+            kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0,
+            seed: .random(in: .min ... .max))
+        unlimited = limiter.rate == .infinity
+        minimumPoll = limiter.minimumPoll
+        buckets = NIOLockedValueBox(limiter)
     }
 
-    func admit(_ client: NTPClientKey, at time: MonotonicInstant) -> Bool {
-        buckets.withLockedValue { $0.admit(client, at: time) }
+    func decide(_ client: NTPClientKey, at time: MonotonicInstant) -> NTPRateLimitDecision {
+        if unlimited { return .admit }
+        return buckets.withLockedValue { $0.decide(client, at: time) }
+    }
+
+    /// The poll exponent for a normal reply to a request that gave `requested`.
+    func replyPoll(requested: Int8) -> Int8 {
+        NTPRateLimiter<NTPClientKey>.replyPoll(requested: requested, minimumPoll: minimumPoll)
     }
 }
 
@@ -254,20 +377,44 @@ struct NTPClientKey: Hashable, Sendable {
     }
 }
 
+extension NTPClientKey: NTPRateLimitedClient {
+    var rateLimitBits: (high: UInt64, low: UInt64) { (high, low) }
+}
+
 /// One socket's mutable state, confined to its event loop. Counts go to the shared swift-metrics
 /// counters once per read burst.
 struct NTPServerState: Sendable {
     let configuration: NTPServerConfiguration
     let counters: NTPServerCounters
     let limiter: NTPServerLimiter
+    let kernelClock: any KernelClock
     var statistics = NTPServerStatistics()
     /// Counted since the last ``flushCounters()``.
     private var pending = NTPServerStatistics()
+    /// What replies advertise: the configuration's policy for the kernel's clock state, read again
+    /// by ``refreshPolicy(at:)`` once ``policyExpiry`` has passed.
+    private(set) var policy: NTPServerPolicy
+    /// When ``policy`` is next read again; `nil` before the first datagram.
+    private var policyExpiry: MonotonicInstant?
+    /// How long a reading of the kernel's clock state is used: its maximum error grows by 500 µs a
+    /// second, and a daemon updates it every few seconds at most, so a second stale is nothing.
+    static let policyLifetime: Duration = .seconds(1)
 
-    init(configuration: NTPServerConfiguration, counters: NTPServerCounters, limiter: NTPServerLimiter) {
+    init(configuration: NTPServerConfiguration, counters: NTPServerCounters, limiter: NTPServerLimiter, kernelClock: any KernelClock) {
         self.configuration = configuration
         self.counters = counters
         self.limiter = limiter
+        self.kernelClock = kernelClock
+        self.policy = configuration.policy
+    }
+
+    /// Reads the kernel's clock state again if the last reading is ``policyLifetime`` old (or there
+    /// is none yet): one system call a second per socket at most, not one per datagram.
+    mutating func refreshPolicy(at now: MonotonicInstant) {
+        if let policyExpiry, now < policyExpiry { return }
+        let clockState = configuration.policySource == .kernel ? kernelClock.clockState() : nil
+        policy = configuration.advertisedPolicy(clockState: clockState)
+        policyExpiry = now.advanced(by: Self.policyLifetime)
     }
 
     /// What the server does with one datagram.
@@ -286,6 +433,7 @@ struct NTPServerState: Sendable {
         timeBase: any TimeBase
     ) -> Outcome {
         pending.received += 1
+        refreshPolicy(at: arrival)
         let outcome = judge(bytes, from: client, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
         switch outcome {
         case .reply: pending.replied += 1
@@ -307,12 +455,18 @@ struct NTPServerState: Sendable {
         // Replies are bare headers; a request that decoded is at least one, so this holds — checked
         // all the same, as the server promises never to answer with more than it was sent.
         guard NTPPacket.headerSize <= bytes.count else { return .drop(.replyTooLarge) }
-        if configuration.rateLimit == .infinity || limiter.admit(NTPClientKey(client), at: arrival) {
+        switch limiter.decide(NTPClientKey(client), at: arrival) {
+        case .admit:
+            // The reply's poll is the client's, but no less than the limit allows (nor above 17).
+            var request = request
+            request.poll = limiter.replyPoll(requested: request.poll)
             return .reply(NTPServerResponder.reply(
-                to: request, policy: configuration.policy, receivedAt: receivedAt, transmitAt: timeBase.wallNow()))
+                to: request, policy: policy, receivedAt: receivedAt, transmitAt: timeBase.wallNow()))
+        case .kiss(let poll):
+            return .kiss(NTPServerResponder.kiss(.rate, to: request, poll: poll))
+        case .drop:
+            return .drop(.rateLimited)
         }
-        guard configuration.overLimitAction == .kissOfDeath else { return .drop(.rateLimited) }
-        return .kiss(NTPServerResponder.kiss(.rate, to: request))
     }
 
     /// Adds what was counted since the last flush to the statistics and the metrics.

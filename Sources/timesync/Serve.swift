@@ -21,6 +21,19 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "SNTP: sockets sharing the port, each answering on its own core (default: one per core).")
     var threads: Int?
 
+    @Option(help: ArgumentHelp(
+        "SNTP: serve this host's clock at stratum N (1-15) while it is not synchronized, like chrony's 'local stratum'.",
+        discussion: """
+            Replies tell the truth about this host's clock, read from the kernel (adjtimex): while a daemon \
+            (chronyd, ntpd, systemd-timesyncd) keeps it synchronized, stratum 2 and the kernel's maximum error \
+            as root dispersion; while it is not, leap indicator 3 and stratum 16, which clients do not use. \
+            With --local-stratum N the operator vouches for the unsynchronized clock instead: stratum N, \
+            reference LOCL, root dispersion 10 ms. Pick N high enough (chrony suggests 10) that clients \
+            prefer any truly synchronized server.
+            """,
+        valueName: "N"))
+    var localStratum: UInt8?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -31,6 +44,7 @@ struct Serve: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
         guard parsedRateLimit != nil else { throw ValidationError("--rate-limit takes a positive number or 'off'") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads takes 1 to 256") }
+        if let localStratum, !(1...15).contains(localStratum) { throw ValidationError("--local-stratum takes 1 to 15") }
     }
 
     var parsedRateLimit: Double? {
@@ -49,7 +63,8 @@ struct Serve: AsyncParsableCommand {
         var services: [any Service] = []
         if let ntp, let address = parseHTTPAddress(ntp) {
             services.append(try makeNTPServerService(
-                host: address.host, port: address.port, rateLimit: parsedRateLimit, threads: threads, logger: logger))
+                host: address.host, port: address.port, rateLimit: parsedRateLimit, threads: threads,
+                localStratum: localStratum, logger: logger))
         }
         if let http, let address = parseHTTPAddress(http) {
             services.append(try makeHTTPServerService(host: address.host, port: address.port, logger: logger))

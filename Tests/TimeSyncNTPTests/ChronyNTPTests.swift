@@ -127,7 +127,8 @@ import TimeSyncNTP
     @Test(.enabled(if: ProcessInfo.processInfo.environment[helperVariable] != nil))
     func ntpServeHelperUnderFaketime() async throws {
         let portFile = try #require(ProcessInfo.processInfo.environment[Self.helperVariable])
-        let server = NTPServer(configuration: NTPServerConfiguration(host: "127.0.0.1", port: 0))
+        // This host's real kernel state: serve it at local stratum 1 should it be unsynchronized.
+        let server = NTPServer(configuration: NTPServerConfiguration(host: "127.0.0.1", port: 0, localStratum: 1))
         let task = Task { try await server.run() }
         let address = try await server.localAddress()
         try "\(address.port!)".write(toFile: portFile + ".tmp", atomically: true, encoding: .utf8)

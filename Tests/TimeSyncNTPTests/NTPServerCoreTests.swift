@@ -1,30 +1,6 @@
 import Testing
 import TimeSync
 
-@Suite struct NTPRateLimiterTests {
-    @Test func burstThenOneTokenPerInterval() {
-        var limiter = NTPRateLimiter<String>(rate: 0.5, burst: 3)
-        let t0 = MonotonicInstant(nanoseconds: 1_000_000_000)
-        var results: [Bool] = (0..<5).map { _ in limiter.admit("a", at: t0) }
-        results.append(limiter.admit("b", at: t0))  // buckets are per client
-        results.append(limiter.admit("a", at: t0.advanced(by: .seconds(1))))  // half a token
-        results.append(limiter.admit("a", at: t0.advanced(by: .seconds(2))))
-        results.append(limiter.admit("a", at: t0.advanced(by: .seconds(2))))
-        #expect(results == [true, true, true, false, false, true, false, true, false])
-    }
-
-    @Test func capacityIsBounded() {
-        var limiter = NTPRateLimiter<Int>(rate: 1, burst: 2, capacity: 100)
-        var time = MonotonicInstant(nanoseconds: 0)
-        for client in 0..<1000 {
-            time = time.advanced(by: .milliseconds(1))
-            _ = limiter.admit(client, at: time)
-            _ = limiter.admit(client, at: time)
-        }
-        #expect(limiter.trackedClients <= 100)
-    }
-}
-
 @Suite struct NTPServerResponderTests {
     static let request = NTPPacket(version: 4, mode: .client, poll: 6, transmitTimestamp: NTPTimestamp(rawValue: 0xe320_4f5c_607a_fe66))
 

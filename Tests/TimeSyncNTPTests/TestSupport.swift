@@ -36,14 +36,19 @@ func loopbackPoolSource(
 }
 
 /// Runs an NTP server on a free loopback port for the duration of `body`.
+///
+/// The server's host is unsynchronized (a fixed kernel state, so that results do not depend on this
+/// machine's) and the server opts in to serving it at local stratum 1, as an operator would, unless
+/// the configuration sets another local stratum.
 func withNTPServer<T: Sendable>(
-    _ configuration: NTPServerConfiguration = NTPServerConfiguration(host: "127.0.0.1", port: 0),
+    _ configuration: NTPServerConfiguration = NTPServerConfiguration(host: "127.0.0.1", port: 0, localStratum: 1),
     timeBase: any TimeBase = SystemTimeBase(),
     _ body: @Sendable (NTPServer, SocketAddress) async throws -> T
 ) async throws -> T {
     var configuration = configuration
     configuration.port = 0
-    let server = NTPServer(configuration: configuration, timeBase: timeBase)
+    if configuration.localStratum == nil { configuration.localStratum = 1 }
+    let server = NTPServer(configuration: configuration, timeBase: timeBase, kernelClock: FakeKernelClock(.unknown))
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await server.run() }
         defer { group.cancelAll() }

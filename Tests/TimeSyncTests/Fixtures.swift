@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import TimeSync
 
 /// Builders for test samples.
@@ -27,4 +29,25 @@ enum Fixture {
     static func offset(serverAheadOfWall seconds: Double, base: ManualTimeBase) -> Int64 {
         base.wallNow().nanoseconds - base.monotonicNow().nanoseconds + Int64(seconds * 1e9)
     }
+}
+
+/// A calibration store in memory.
+final class MemoryStore: CalibrationStore {
+    private let data: Mutex<Data?>
+
+    init(_ data: Data? = nil) {
+        self.data = Mutex(data)
+    }
+
+    func load() throws -> Data? { data.withLock { $0 } }
+    func save(_ data: Data) throws { self.data.withLock { $0 = data } }
+    func remove() throws { data.withLock { $0 = nil } }
+}
+
+/// The clock's warnings.
+final class WarningLog: Sendable {
+    private let messages = Mutex<[String]>([])
+
+    func record(_ message: String) { messages.withLock { $0.append(message) } }
+    var all: [String] { messages.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 #include "CBatchSocket.h"
 #if defined(__linux__)
+#include <netinet/in.h>
 #include <string.h>
 
 enum { batch_max = 256 };
@@ -21,6 +22,38 @@ int batch_send(int fd, const void *base, unsigned size, unsigned count) {
     struct mmsghdr messages[batch_max];
     struct iovec vectors[batch_max];
     count = prepare(messages, vectors, base, size, count);
+    return sendmmsg(fd, messages, count, 0);
+}
+
+int batch_send_from(int fd, const void *base, unsigned size, unsigned count, unsigned to_address,
+                    unsigned short to_port, const unsigned *sources) {
+    struct mmsghdr messages[batch_max];
+    struct iovec vectors[batch_max];
+    union {
+        char bytes[CMSG_SPACE(sizeof(struct in_pktinfo))];
+        struct cmsghdr align;
+    } controls[batch_max];
+    struct sockaddr_in to;
+    memset(&to, 0, sizeof to);
+    to.sin_family = AF_INET;
+    to.sin_addr.s_addr = to_address;
+    to.sin_port = to_port;
+    count = prepare(messages, vectors, base, size, count);
+    memset(controls, 0, sizeof(controls[0]) * count);
+    for (unsigned i = 0; i < count; i++) {
+        messages[i].msg_hdr.msg_name = &to;
+        messages[i].msg_hdr.msg_namelen = sizeof to;
+        messages[i].msg_hdr.msg_control = controls[i].bytes;
+        messages[i].msg_hdr.msg_controllen = sizeof controls[i].bytes;
+        struct cmsghdr *header = CMSG_FIRSTHDR(&messages[i].msg_hdr);
+        header->cmsg_level = IPPROTO_IP;
+        header->cmsg_type = IP_PKTINFO;
+        header->cmsg_len = CMSG_LEN(sizeof(struct in_pktinfo));
+        struct in_pktinfo info;
+        memset(&info, 0, sizeof info);
+        info.ipi_spec_dst.s_addr = sources[i];
+        memcpy(CMSG_DATA(header), &info, sizeof info);
+    }
     return sendmmsg(fd, messages, count, 0);
 }
 

@@ -3,9 +3,15 @@
 // used against every server under test, so the figures compare side by side.
 //
 //   ntp-load --host 127.0.0.1 --port 12300 --rates 5000,10000,20000 --seconds 2 [--sockets 16] [--json]
+//            [--sources 60000] [--server-pid PID]
 //
 // Requests leave from `--sockets` source ports in turn, as from that many clients: a server that
 // spreads clients over several sockets (SO_REUSEPORT) sees them spread; one that does not, does not care.
+// They all come from one address (127.0.0.1), as a flood would; with `--sources N` they come in turn
+// from N distinct loopback addresses (127.1.0.0, 127.1.0.1, …, all of 127.0.0.0/8 is this machine's
+// on Linux; set per datagram with IP_PKTINFO), as from N clients, for a server's per-address rate
+// limit. Each step reports replies and Kiss-o'-Death kisses apart, the bytes sent and received, and
+// with `--server-pid` the CPU time the server process used during the step.
 //
 // Each request's transmit timestamp carries the send instant (monotonic ns); a server echoes it as the
 // origin timestamp, so the latency is computed from the reply alone, with no shared state.
@@ -25,6 +31,8 @@ struct Options {
     var seconds = 2.0
     var sockets = 16
     var json = false
+    var sources = 0
+    var serverPID: Int32?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -50,6 +58,12 @@ struct Options {
                 guard let k = Int(try value()), (1...256).contains(k) else { throw UsageError("--sockets takes 1-256") }
                 sockets = k
             case "--json": json = true
+            case "--sources":
+                guard let n = Int(try value()), (1...(1 << 22)).contains(n) else { throw UsageError("--sources takes 1-4194304") }
+                sources = n
+            case "--server-pid":
+                guard let pid = Int32(try value()), pid > 0 else { throw UsageError("--server-pid takes a process id") }
+                serverPID = pid
             default: throw UsageError("unknown argument \(argument)")
             }
         }
@@ -64,10 +78,45 @@ struct UsageError: Error, CustomStringConvertible {
 struct StepResult: Encodable {
     var offeredRate: Int
     var sent: Int
+    /// Replies and kisses.
     var answered: Int
     var answeredRate: Double
     var p50LatencyMicroseconds: Double?
     var p99LatencyMicroseconds: Double?
+    /// Kiss-o'-Death replies (stratum 0) among the answered.
+    var kisses: Int
+    var sentBytes: Int
+    var receivedBytes: Int
+    /// CPU time (user + system) the `--server-pid` process used from the first send to the last reply.
+    var serverCPUSeconds: Double?
+}
+
+/// A batch of requests' source addresses, or none for connected sockets.
+struct Sources {
+    let count: Int
+    private var next = 0
+    init(count: Int) { self.count = count }
+
+    /// 127.1.0.0 + index, in network byte order.
+    static func address(_ index: Int) -> UInt32 { (UInt32(127) << 24 | UInt32(1) << 16 | UInt32(index)).bigEndian }
+
+    /// The next `n` addresses in turn.
+    mutating func take(_ n: Int, into batch: inout [UInt32]) {
+        for i in 0..<n {
+            batch[i] = Self.address(next)
+            next = (next + 1) % count
+        }
+    }
+}
+
+/// User + system CPU seconds a process has used so far, from /proc/PID/stat.
+func cpuSeconds(pid: Int32) -> Double? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+    else { return nil }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
 
 func monotonicNanoseconds() -> Int64 {
@@ -76,7 +125,9 @@ func monotonicNanoseconds() -> Int64 {
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
 }
 
-func openSocket(host: String, port: UInt16) throws -> Int32 {
+/// A UDP socket for requests to `host`:`port`: connected (from 127.0.0.1), or with `unconnected`
+/// bound to the wildcard address, so that it sends from any loopback address and gets the replies.
+func openSocket(host: String, port: UInt16, unconnected: Bool = false) throws -> Int32 {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -92,6 +143,15 @@ func openSocket(host: String, port: UInt16) throws -> Int32 {
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
     var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    if unconnected {
+        var any = sockaddr_in()
+        any.sin_family = sa_family_t(AF_INET)
+        let bound = withUnsafePointer(to: &any) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0 else { throw UsageError("bind() failed") }
+        return fd
+    }
     let connected = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
@@ -106,8 +166,13 @@ let batchLimit = 64
 /// Runs one rate step: sends for `seconds`, collects replies until half a second after the last send.
 /// Requests go out in `sendmmsg` batches of whatever is due (at most `batchLimit`), each stamped with
 /// the instant its batch is sent; replies come in through `recvmmsg` on a second thread.
-func step(fds: [Int32], rate: Int, seconds: Double) -> StepResult {
+func step(fds: [Int32], rate: Int, seconds: Double, options: Options) -> StepResult {
     let total = Int(Double(rate) * seconds)
+    var sources = options.sources > 0 ? Sources(count: options.sources) : nil
+    var batchSources = [UInt32](repeating: 0, count: batchLimit)
+    var server = sockaddr_in()
+    inet_pton(AF_INET, options.host, &server.sin_addr)
+    let cpuBefore = options.serverPID.flatMap { cpuSeconds(pid: $0) }
     let start = monotonicNanoseconds()
     let sendEnd = start + Int64(seconds * 1e9)
     // The receiver publishes its result through a box the main thread reads after the semaphore.
@@ -116,6 +181,8 @@ func step(fds: [Int32], rate: Int, seconds: Double) -> StepResult {
     Thread {
         var latencies: [Int64] = []
         latencies.reserveCapacity(total)
+        var kisses = 0
+        var receivedBytes = 0
         let size = 128
         var buffer = [UInt8](repeating: 0, count: size * batchLimit)
         var lengths = [UInt32](repeating: 0, count: batchLimit)
@@ -132,15 +199,21 @@ func step(fds: [Int32], rate: Int, seconds: Double) -> StepResult {
                 guard n > 0 else { continue }
                 for i in 0..<Int(n) {
                     let base = i * size
+                    receivedBytes += Int(lengths[i])
                     guard lengths[i] >= 48, buffer[base] & 0x7 == 4 else { continue }
                     var origin: UInt64 = 0
                     for j in 24..<32 { origin = origin << 8 | UInt64(buffer[base + j]) }
                     let sent = Int64(bitPattern: origin)
-                    if sent >= start && sent <= now { latencies.append(now - sent) }
+                    if sent >= start && sent <= now {
+                        latencies.append(now - sent)
+                        if buffer[base + 1] == 0 { kisses += 1 }
+                    }
                 }
             }
         }
         box.latencies = latencies
+        box.kisses = kisses
+        box.receivedBytes = receivedBytes
         done.signal()
     }.start()
     var packets = [UInt8](repeating: 0, count: 48 * batchLimit)
@@ -158,7 +231,17 @@ func step(fds: [Int32], rate: Int, seconds: Double) -> StepResult {
             }
             let fd = fds[turn % fds.count]
             turn += 1
-            let n = packets.withUnsafeBytes { batch_send(fd, $0.baseAddress, 48, UInt32(count)) }
+            let n: Int32
+            if sources != nil {
+                sources!.take(count, into: &batchSources)
+                n = packets.withUnsafeBytes { bytes in
+                    batchSources.withUnsafeBufferPointer {
+                        batch_send_from(fd, bytes.baseAddress, 48, UInt32(count), server.sin_addr.s_addr, options.port.bigEndian, $0.baseAddress)
+                    }
+                }
+            } else {
+                n = packets.withUnsafeBytes { batch_send(fd, $0.baseAddress, 48, UInt32(count)) }
+            }
             // An error (an ICMP port-unreachable reported back) sends nothing: it is not counted.
             sent += max(0, Int(n))
             if n < count { break }
@@ -166,6 +249,7 @@ func step(fds: [Int32], rate: Int, seconds: Double) -> StepResult {
         if sent < total { usleep(20) }
     }
     done.wait()
+    let cpuAfter = options.serverPID.flatMap { cpuSeconds(pid: $0) }
     let sorted = box.latencies.sorted()
     func percentile(_ q: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
@@ -174,27 +258,43 @@ func step(fds: [Int32], rate: Int, seconds: Double) -> StepResult {
     }
     return StepResult(
         offeredRate: rate, sent: sent, answered: sorted.count, answeredRate: Double(sorted.count) / seconds,
-        p50LatencyMicroseconds: percentile(0.5), p99LatencyMicroseconds: percentile(0.99))
+        p50LatencyMicroseconds: percentile(0.5), p99LatencyMicroseconds: percentile(0.99), kisses: box.kisses,
+        sentBytes: sent * 48, receivedBytes: box.receivedBytes,
+        serverCPUSeconds: cpuBefore.flatMap { before in cpuAfter.map { $0 - before } })
 }
 
 /// Written by the receiver thread before it signals, read by the main thread after waiting.
 final class LatencyBox: @unchecked Sendable {
     // Safe: one write before `done.signal()`, one read after `done.wait()` (the semaphore orders them).
     var latencies: [Int64] = []
+    var kisses = 0
+    var receivedBytes = 0
 }
 
 do {
     let options = try Options(CommandLine.arguments)
-    let fds = try (0..<options.sockets).map { _ in try openSocket(host: options.host, port: options.port) }
+    let fds = try (0..<options.sockets).map { _ in
+        try openSocket(host: options.host, port: options.port, unconnected: options.sources > 0)
+    }
     defer { for fd in fds { close(fd) } }
     var results: [StepResult] = []
     for rate in options.rates {
-        let result = step(fds: fds, rate: rate, seconds: options.seconds)
+        let result = step(fds: fds, rate: rate, seconds: options.seconds, options: options)
         results.append(result)
         if !options.json {
             print(String(
                 format: "offered %7d/s  answered %9.0f/s  p50 %8.1f µs  p99 %8.1f µs", rate, result.answeredRate,
                 result.p50LatencyMicroseconds ?? .nan, result.p99LatencyMicroseconds ?? .nan))
+            let unanswered = result.sent > 0 ? 1 - Double(result.answered) / Double(result.sent) : .nan
+            print(String(
+                format: "  sent %d  answered %d (kisses %d)  unanswered %.2f%%  reply bytes per request byte %.4f",
+                result.sent, result.answered, result.kisses, unanswered * 100,
+                result.sentBytes > 0 ? Double(result.receivedBytes) / Double(result.sentBytes) : .nan))
+            if let cpu = result.serverCPUSeconds {
+                print(String(
+                    format: "  server CPU %.2f s: %.3f µs per request, %.1f%% of a core", cpu,
+                    result.sent > 0 ? cpu / Double(result.sent) * 1e6 : .nan, cpu / options.seconds * 100))
+            }
         }
         usleep(300_000)
     }

@@ -113,11 +113,10 @@ public final class ServerClock: Clock, Sendable {
         let monotonic = monotonicNow()
         let published = self.published.loadEstimate()
         if published.status == .unsynchronized { return timeBase.wallNow() }
-        // |rate| ≤ the drift prior and elapsed < 2⁶³ ns keep the product far inside Int64.
-        if let offset = published.offset(at: monotonic.nanoseconds) {
-            return UnixTime(nanoseconds: monotonic.nanoseconds &+ offset)
+        if let serverTime = published.serverTime(at: monotonic.nanoseconds) {
+            return UnixTime(nanoseconds: serverTime)
         }
-        return reading(at: monotonic).serverTime  // before the anchor: the clamped slow path
+        return reading(at: monotonic).serverTime  // before the anchor, or at the range's ends: saturating
     }
 
     /// The server time now with its bounds, status and calibration age.
@@ -130,7 +129,8 @@ public final class ServerClock: Clock, Sendable {
     public func reading(at monotonic: MonotonicInstant) -> ClockReading {
         let published = self.published.load()
         guard published.status != .unsynchronized else {
-            let wall = timeBase.wallNow().nanoseconds &+ (monotonic.nanoseconds &- timeBase.monotonicNow().nanoseconds)
+            let wall = timeBase.wallNow().nanoseconds.saturatingAdd(
+                monotonic.nanoseconds.saturatingSubtract(timeBase.monotonicNow().nanoseconds))
             return ClockReading(
                 serverTime: UnixTime(nanoseconds: wall), earliest: UnixTime(nanoseconds: .min),
                 latest: UnixTime(nanoseconds: .max), status: .unsynchronized, monotonicTime: monotonic, calibrationAge: nil)
@@ -141,7 +141,7 @@ public final class ServerClock: Clock, Sendable {
             earliest: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(bounds.lower)),
             latest: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(bounds.upper)),
             status: published.status, monotonicTime: monotonic,
-            calibrationAge: .nanoseconds(monotonic.nanoseconds &- published.model.time.nanoseconds))
+            calibrationAge: .nanoseconds(monotonic.nanoseconds.saturatingSubtract(published.model.time.nanoseconds)))
     }
 
     /// Whether the clock is synchronized now.
@@ -233,8 +233,8 @@ public final class ServerClock: Clock, Sendable {
                 published.store(PublishedModel(status: .synchronized, model: calibration.model))
                 state.emit(.calibrated(reading(at: monotonic)))
                 if let previous {
-                    let change = calibration.offset(at: monotonic).estimate - previous.offset(at: monotonic).estimate
-                    if abs(change) > configuration.offsetChangeThreshold.nanosecondsClamped {
+                    let change = calibration.offset(at: monotonic).estimate.saturatingSubtract(previous.offset(at: monotonic).estimate)
+                    if change.magnitude > configuration.offsetChangeThreshold.nanosecondsClamped.magnitude {
                         state.emit(.offsetChanged(by: .nanoseconds(change)))
                     }
                 }
@@ -276,7 +276,7 @@ public final class ServerClock: Clock, Sendable {
         let reference = wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds)
         return state.withLock { state in
             let change = reference.saturatingSubtract(state.wallReference)
-            guard abs(change) > configuration.wallClockChangeThreshold.nanosecondsClamped else { return nil }
+            guard change.magnitude > configuration.wallClockChangeThreshold.nanosecondsClamped.magnitude else { return nil }
             state.wallReference = reference
             state.emit(.wallClockChanged(by: .nanoseconds(change)))
             return .nanoseconds(change)

@@ -26,6 +26,25 @@ public struct Calibration: Sendable, Hashable, Codable {
         self.sources = sources
     }
 
+    /// Decodes a calibration through the same checks as a computed one: the anchor inside
+    /// ``SampleLimits/monotonicInstants``, a rate within the 1 % drift cap, the estimate clamped into
+    /// the bounds.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let time = try container.decode(MonotonicInstant.self, forKey: .time)
+        let rate = try container.decode(RateInterval.self, forKey: .rate)
+        guard SampleLimits.monotonicInstants.contains(time.nanoseconds) else {
+            throw DecodingError.dataCorruptedError(forKey: .time, in: container, debugDescription: "anchor out of range")
+        }
+        guard rate.maxMagnitude <= EstimatorConfiguration.maximumDrift else {
+            throw DecodingError.dataCorruptedError(forKey: .rate, in: container, debugDescription: "rate beyond the drift cap")
+        }
+        self.init(
+            time: time, offset: try container.decode(OffsetInterval.self, forKey: .offset),
+            estimate: try container.decode(Int64.self, forKey: .estimate), rate: rate,
+            sources: try container.decode([String].self, forKey: .sources))
+    }
+
     /// The linear model alone (no source names): what ``ServerClock`` publishes to its readers.
     public var model: OffsetModel { OffsetModel(time: time, offset: offset, estimate: estimate, rate: rate) }
 
@@ -61,7 +80,7 @@ public struct OffsetModel: Sendable, Hashable {
     /// - Complexity: O(1), no allocation.
     @inlinable
     public func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
-        let elapsed = Double(instant.nanoseconds &- time.nanoseconds)
+        let elapsed = Double(instant.nanoseconds.saturatingSubtract(time.nanoseconds))
         let bounds = rate.age(offset, by: elapsed)
         return (bounds.clamp(estimate.saturatingAdd(Int64(clamping: rate.estimate * elapsed))), bounds)
     }
@@ -74,7 +93,7 @@ public struct OffsetModel: Sendable, Hashable {
     /// - Complexity: O(1): one multiplication.
     @inlinable
     public func estimate(at instant: MonotonicInstant) -> Int64 {
-        let elapsed = instant.nanoseconds &- time.nanoseconds
+        let elapsed = instant.nanoseconds.saturatingSubtract(time.nanoseconds)
         guard elapsed >= 0 else { return offset(at: instant).estimate }
         return estimate.saturatingAdd(Int64(clamping: rate.estimate * Double(elapsed)))
     }
@@ -82,7 +101,7 @@ public struct OffsetModel: Sendable, Hashable {
     /// The monotonic instant at which the estimated server time reaches `serverTime`
     /// (solves t + θ(t) = serverTime, ignoring clamping).
     public func monotonicInstant(forServerTime serverTime: UnixTime) -> MonotonicInstant {
-        let target = Double(serverTime.nanoseconds &- time.nanoseconds &- estimate)
+        let target = Double(serverTime.nanoseconds.saturatingSubtract(time.nanoseconds).saturatingSubtract(estimate))
         return MonotonicInstant(nanoseconds: time.nanoseconds.saturatingAdd(Int64(clamping: target / (1 + rate.estimate))))
     }
 }

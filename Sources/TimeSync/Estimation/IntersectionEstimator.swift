@@ -8,8 +8,11 @@
 /// ±``EstimatorConfiguration/maxDrift``. Each sample, carried to the newest sample's instant with that
 /// rate, still bounds θ; intersecting them keeps the tightest edges — the lowest-delay samples in each
 /// direction — so a delay spike only loosens its own interval and never pulls the estimate.
-/// A sample that contradicts newer ones (the server stepped its clock) is dropped with everything
-/// older.
+/// A step needs confirmation: a new sample that contradicts the source's window is held as a suspect
+/// and changes nothing, until a second suspect agrees with it (the server really stepped its clock:
+/// the window is replaced by the agreeing suspects) or a sample that agrees with the window refutes
+/// it. A new sample that contradicts only older samples while more of the window agrees with it than
+/// against it is taken, and the contradicted older samples are dropped. One outlier never wins.
 ///
 /// Across sources, Marzullo's algorithm finds the offset region most sources agree on; sources outside
 /// it are falsetickers. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority``:
@@ -26,6 +29,8 @@ public struct IntersectionEstimator: OffsetEstimator {
     public let configuration: EstimatorConfiguration
     private var windows: [String: [OffsetSample]] = [:]
     private var fits: [String: SourceFit] = [:]
+    /// Per source, samples that contradict its window and wait for confirmation, oldest first.
+    private var suspects: [String: [OffsetSample]] = [:]
 
     /// Creates an empty estimator.
     public init(_ configuration: EstimatorConfiguration = .init()) {
@@ -40,23 +45,58 @@ public struct IntersectionEstimator: OffsetEstimator {
     public var sources: [String] { windows.keys.sorted() }
 
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
-        var window = windows[sample.source, default: []]
+        let window = windows[sample.source, default: []]
+        var candidate = window
         // Keep the window sorted by time; a sample older than the whole window is still useful.
-        let index = window.firstIndex { $0.time > sample.time } ?? window.endIndex
-        window.insert(sample, at: index)
-        while window.count > configuration.windowSize {
-            window.remove(at: Self.leastUseful(window))
+        let index = candidate.firstIndex { $0.time > sample.time } ?? candidate.endIndex
+        candidate.insert(sample, at: index)
+        while candidate.count > configuration.windowSize {
+            candidate.remove(at: Self.leastUseful(candidate))
         }
-        let fit = Self.fit(&window, configuration)
-        windows[sample.source] = window
-        fits[sample.source] = fit
+        let kept = candidate.count
+        let fit = Self.fit(&candidate, configuration)
+        let dropped = kept - candidate.count
+        // Taken when it contradicts nothing, or when it is the newest and more of the window's
+        // remaining samples agree with it than it contradicts.
+        let agreeing = candidate.count - 1
+        if dropped == 0 || (candidate.last == sample && agreeing > dropped) {
+            windows[sample.source] = candidate
+            fits[sample.source] = fit
+            suspects[sample.source] = nil
+        } else {
+            hold(sample)
+        }
         expireLostSources()
         return outcome()
+    }
+
+    /// Holds a contradicting sample; when another suspect agrees with it, the source stepped: its
+    /// window becomes the agreeing suspects.
+    private mutating func hold(_ sample: OffsetSample) {
+        var held = suspects[sample.source, default: []]
+        let index = held.firstIndex { $0.time > sample.time } ?? held.endIndex
+        held.insert(sample, at: index)
+        if held.count > configuration.windowSize { held.removeFirst(held.count - configuration.windowSize) }
+        var confirmed = held
+        let fit = Self.fit(&confirmed, configuration)
+        if confirmed.count >= 2, confirmed.contains(sample) {
+            windows[sample.source] = confirmed
+            fits[sample.source] = fit
+            suspects[sample.source] = nil
+        } else {
+            suspects[sample.source] = held
+        }
+    }
+
+    /// The samples of each source held as suspects (contradicting the source's window, unconfirmed).
+    public var suspectSamples: [OffsetSample] {
+        suspects.keys.sorted().flatMap { suspects[$0]! }
     }
 
     public mutating func removeSource(_ source: String) -> EstimatorOutcome {
         windows[source] = nil
         fits[source] = nil
+        suspects[source] = nil
         return outcome()
     }
 
@@ -64,13 +104,14 @@ public struct IntersectionEstimator: OffsetEstimator {
     public func lostSources() -> [String] {
         guard let newest = fits.values.map(\.time).max() else { return [] }
         let timeout = configuration.sourceTimeout.nanosecondsClamped
-        return fits.values.filter { newest.nanoseconds - $0.time.nanoseconds > timeout }.map(\.source).sorted()
+        return fits.values.filter { newest.nanoseconds.saturatingSubtract($0.time.nanoseconds) > timeout }.map(\.source).sorted()
     }
 
     private mutating func expireLostSources() {
         for source in lostSources() {
             windows[source] = nil
             fits[source] = nil
+            suspects[source] = nil
         }
     }
 
@@ -78,7 +119,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     func outcome() -> EstimatorOutcome {
         let all = fits.values.sorted { $0.source < $1.source }
         guard let time = all.map(\.time).max() else { return .noSamples }
-        let intervals = all.map { $0.rate.age($0.bounds, by: Double(time.nanoseconds - $0.time.nanoseconds)) }
+        let intervals = all.map { $0.rate.age($0.bounds, by: Double(time.nanoseconds.saturatingSubtract($0.time.nanoseconds))) }
         guard let selection = Marzullo.select(intervals) else { return .noSamples }
         guard selection.count * 2 > all.count else {
             return .noMajority(sources: all.count, largestAgreeing: selection.count)
@@ -153,7 +194,7 @@ public struct IntersectionEstimator: OffsetEstimator {
             let b = window[j]
             for i in 0..<j {
                 let a = window[i]
-                let elapsed = Double(b.time.nanoseconds - a.time.nanoseconds)
+                let elapsed = Double(b.time.nanoseconds.saturatingSubtract(a.time.nanoseconds))
                 guard elapsed > 0 else { continue }
                 let slack = phi * Double(a.span + b.span)
                 lower = max(lower, (Double(b.offset.lower) - Double(a.offset.upper) - slack) / elapsed)

@@ -47,7 +47,7 @@ public struct DateRefinement: Sendable, Hashable {
         let newTime: MonotonicInstant
         if let bounds, let time {
             if sample.time >= time {
-                let carried = drift.age(bounds, by: Double(sample.time.nanoseconds - time.nanoseconds))
+                let carried = drift.age(bounds, by: Double(sample.time.nanoseconds.saturatingSubtract(time.nanoseconds)))
                 guard let common = carried.intersection(fresh) else { throw SampleError.emptyInterval }
                 combined = common
                 newTime = sample.time
@@ -72,7 +72,7 @@ public struct DateRefinement: Sendable, Hashable {
     /// - Returns: The bounds on θ there, or `nil` before the first sample.
     public func bounds(at instant: MonotonicInstant) -> OffsetInterval? {
         guard let bounds, let time else { return nil }
-        return RateInterval.symmetric(maxDrift).age(bounds, by: Double(instant.nanoseconds - time.nanoseconds))
+        return RateInterval.symmetric(maxDrift).age(bounds, by: Double(instant.nanoseconds.saturatingSubtract(time.nanoseconds)))
     }
 
     /// Whether another well-timed request could still shrink the bounds noticeably: their width is

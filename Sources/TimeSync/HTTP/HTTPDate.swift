@@ -40,6 +40,26 @@ public enum HTTPDate {
         throw HTTPDateError(.unrecognizedFormat)
     }
 
+    /// Parses an HTTP-date into the span of Unix time the server's clock may have read.
+    ///
+    /// An ordinary date names one second: `[date, date + 1 s)`. A leap second (`23:59:60`) is
+    /// accepted as what it is: UTC's extra second, during which a Unix clock repeats 23:59:59 (or
+    /// is smeared or stepped around it), so the span is the two seconds `[23:59:59, 00:00:01)`.
+    /// - Parameters:
+    ///   - value: The field value.
+    ///   - reference: The time that expands an RFC 850 two-digit year (see ``parse(_:reference:)``).
+    /// - Returns: The start of the span and its length (one second, or two for a leap second).
+    /// - Throws: ``HTTPDateError`` as ``parse(_:reference:)``.
+    public static func interval(_ value: some StringProtocol, reference: UnixTime) throws(HTTPDateError) -> (start: UnixTime, length: Duration) {
+        let start = try parse(value, reference: reference)
+        // The value parsed, so `:60` can only be its seconds field, which the parser allows at 23:59.
+        let bytes = Array(value.utf8)
+        let isLeapSecond = bytes.indices.dropLast(2).contains {
+            bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "6") && bytes[$0 + 2] == UInt8(ascii: "0")
+        }
+        return isLeapSecond ? (start.advanced(by: .seconds(-1)), .seconds(2)) : (start, resolution)
+    }
+
     /// Formats a time as IMF-fixdate, the preferred HTTP-date format, truncating to the second.
     /// - Parameter time: The time to format.
     /// - Returns: For example `Sun, 06 Nov 1994 08:49:37 GMT`.

@@ -48,8 +48,11 @@ public struct NTPClientRequest: Sendable, Hashable {
     ///    else, so a spoofed Kiss-o'-Death is ignored;
     /// 3. no reply has been accepted for this request yet (`.duplicate`);
     /// 4. mode 4 (`.notServerMode`), version 3 or 4 (`.unsupportedVersion`);
-    /// 5. stratum 0 is a Kiss-o'-Death (`.kissOfDeath`, with ``NTPReplyError/kissCode``);
-    /// 6. leap indicator 3 or stratum ≥ 16 (`.unsynchronized`);
+    /// 5. stratum 0 with a printable ASCII code is a Kiss-o'-Death (`.kissOfDeath`, with
+    ///    ``NTPReplyError/kissCode``);
+    /// 6. leap indicator 3, stratum 0 without a code, or stratum ≥ 16 (`.unsynchronized`, with the
+    ///    leap indicator and stratum the server sent);
+    /// 6a. a precision exponent above ``NTPReplyLimits/maximumPrecision`` (`.precisionOutOfRange`);
     /// 7. non-zero receive and transmit timestamps (`.zeroTimestamp`);
     /// 8. root delay / 2 + root dispersion within the limit (`.rootDistanceExceeded`);
     /// 9. the four timestamps are consistent (`.inconsistentTimestamps`).
@@ -83,8 +86,15 @@ public struct NTPClientRequest: Sendable, Hashable {
         isAnswered = true
         guard packet.mode == .server else { throw NTPReplyError(.notServerMode) }
         guard packet.version == 3 || packet.version == 4 else { throw NTPReplyError(.unsupportedVersion) }
-        guard packet.stratum != 0 else { throw NTPReplyError(.kissOfDeath, kissCode: packet.referenceID) }
-        guard packet.leap != .unsynchronized, packet.stratum < 16 else { throw NTPReplyError(.unsynchronized) }
+        // Stratum 0 with an ASCII code is a Kiss-o'-Death; stratum 0 without one (chrony and ntpd send
+        // reference ID 0 while they have no source) is a server that is not synchronized.
+        if packet.stratum == 0, packet.referenceID.ascii != nil {
+            throw NTPReplyError(.kissOfDeath, kissCode: packet.referenceID)
+        }
+        guard packet.leap != .unsynchronized, (1..<16).contains(packet.stratum) else {
+            throw NTPReplyError(.unsynchronized, leap: packet.leap, stratum: packet.stratum)
+        }
+        guard packet.precision <= limits.maximumPrecision else { throw NTPReplyError(.precisionOutOfRange) }
         guard !packet.receiveTimestamp.isZero, !packet.transmitTimestamp.isZero else {
             throw NTPReplyError(.zeroTimestamp)
         }
@@ -110,10 +120,14 @@ public struct NTPReplyLimits: Sendable, Hashable {
     /// The largest root distance (root delay / 2 + root dispersion) accepted. Default 1.5 s,
     /// NTP's `MAXDIST`.
     public var maximumRootDistance: Duration
+    /// The coarsest clock resolution accepted, as a precision exponent (2^precision s). Default 0:
+    /// a server whose clock ticks more coarsely than once a second cannot stamp an NTP reply usefully.
+    public var maximumPrecision: Int8
 
     /// Creates limits.
-    public init(maximumRootDistance: Duration = .milliseconds(1500)) {
+    public init(maximumRootDistance: Duration = .milliseconds(1500), maximumPrecision: Int8 = 0) {
         self.maximumRootDistance = maximumRootDistance
+        self.maximumPrecision = maximumPrecision
     }
 }
 
@@ -178,7 +192,7 @@ extension Double {
 public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
         case malformedPacket, originMismatch, duplicate, notServerMode, unsupportedVersion, kissOfDeath
-        case unsynchronized, zeroTimestamp, rootDistanceExceeded, inconsistentTimestamps
+        case unsynchronized, zeroTimestamp, rootDistanceExceeded, inconsistentTimestamps, precisionOutOfRange
     }
 
     let code: Code
@@ -188,12 +202,21 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     public let packetError: NTPPacketError?
     /// For `.inconsistentTimestamps`: what was wrong with them.
     public let sampleError: SampleError?
+    /// For `.unsynchronized`: the leap indicator the server sent.
+    public let leap: NTPLeapIndicator?
+    /// For `.unsynchronized`: the stratum the server sent.
+    public let stratum: UInt8?
 
-    init(_ code: Code, kissCode: NTPReferenceID? = nil, packetError: NTPPacketError? = nil, sampleError: SampleError? = nil) {
+    init(
+        _ code: Code, kissCode: NTPReferenceID? = nil, packetError: NTPPacketError? = nil, sampleError: SampleError? = nil,
+        leap: NTPLeapIndicator? = nil, stratum: UInt8? = nil
+    ) {
         self.code = code
         self.kissCode = kissCode
         self.packetError = packetError
         self.sampleError = sampleError
+        self.leap = leap
+        self.stratum = stratum
     }
 
     /// The datagram is not an NTP packet (too short, or a malformed extension area).
@@ -208,8 +231,11 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let unsupportedVersion = NTPReplyError(.unsupportedVersion)
     /// Stratum 0: the server sent a Kiss-o'-Death; see ``kissCode`` and ``NTPReferenceID/kissAction``.
     public static let kissOfDeath = NTPReplyError(.kissOfDeath)
-    /// Leap indicator 3 (alarm) or stratum 16 or above: the server's clock is not synchronized.
+    /// Leap indicator 3 (alarm), stratum 0 without a Kiss-o'-Death code, or stratum 16 or above: the
+    /// server's clock is not synchronized (see ``leap`` and ``stratum``).
     public static let unsynchronized = NTPReplyError(.unsynchronized)
+    /// The server's precision exponent is above ``NTPReplyLimits/maximumPrecision``.
+    public static let precisionOutOfRange = NTPReplyError(.precisionOutOfRange)
     /// A zero receive or transmit timestamp.
     public static let zeroTimestamp = NTPReplyError(.zeroTimestamp)
     /// Root delay / 2 + root dispersion over ``NTPReplyLimits/maximumRootDistance``.
@@ -230,7 +256,10 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
         case .notServerMode: "not a server-mode reply"
         case .unsupportedVersion: "unsupported NTP version"
         case .kissOfDeath: "Kiss-o'-Death" + (kissCode.map { " \($0)" } ?? "")
-        case .unsynchronized: "server is not synchronized (leap indicator 3 or stratum 16+)"
+        case .unsynchronized:
+            "server is not synchronized"
+                + (leap.map { leap in " (LI \(leap.rawValue), stratum \(stratum.map(String.init) ?? "?"))" } ?? "")
+        case .precisionOutOfRange: "server clock precision coarser than the limit"
         case .zeroTimestamp: "zero receive or transmit timestamp"
         case .rootDistanceExceeded: "root distance over the limit"
         case .inconsistentTimestamps: "inconsistent timestamps" + (sampleError.map { ": \($0)" } ?? "")

@@ -35,10 +35,14 @@ public enum NTPServerDropReason: String, Sendable, Hashable, CaseIterable {
     case notClientMode
     /// A version other than 1–4.
     case unsupportedVersion
-    /// The client is over its rate limit and the server drops rather than kisses.
+    /// The client is over its rate limit and this request is not due a kiss (or the server never
+    /// kisses).
     case rateLimited
     /// The reply would be larger than the request.
     case replyTooLarge
+    /// Larger than ``NTPServerResponder/maximumRequestSize``: ignored, never parsed (a receive
+    /// buffer may have cut it, and what is left could parse as a request).
+    case oversize
 }
 
 /// The verdict on a datagram an NTP server received.
@@ -51,14 +55,21 @@ public enum NTPServerCheck: Sendable, Hashable {
 
 /// The sans-IO heart of an NTP server: turns a request into a reply.
 public enum NTPServerResponder {
+    /// The largest datagram answered, in bytes: a header with room for extension fields and a MAC.
+    /// A transport gives each datagram more room than this, so that one cut to its buffer is still
+    /// seen to be too large.
+    public static var maximumRequestSize: Int { 2048 }
+
     /// Checks a request; returns the decoded request or why it is dropped.
     public static func check(_ bytes: some Collection<UInt8>) -> NTPServerCheck {
+        guard bytes.count <= maximumRequestSize else { return .drop(.oversize) }
         guard let request = try? NTPPacket(decoding: bytes) else { return .drop(.malformed) }
         return check(request)
     }
 
     /// The same verdict on a datagram in raw memory (a socket buffer), on the specialized decoder.
     public static func check(_ bytes: UnsafeRawBufferPointer) -> NTPServerCheck {
+        guard bytes.count <= maximumRequestSize else { return .drop(.oversize) }
         guard let request = try? NTPPacket(decoding: bytes) else { return .drop(.malformed) }
         return check(request)
     }
@@ -92,9 +103,15 @@ public enum NTPServerResponder {
     /// A Kiss-o'-Death reply: stratum 0, the code in the reference identifier, the alarm leap
     /// indicator, the request's transmit timestamp echoed as origin, zero receive and transmit
     /// timestamps (so a client that ignores kisses cannot use it).
-    public static func kiss(_ code: NTPReferenceID, to request: NTPPacket) -> NTPPacket {
+    /// - Parameters:
+    ///   - code: The kiss code (`RATE`, `DENY`, `RSTR`, …).
+    ///   - request: The client's request.
+    ///   - poll: The poll exponent the client must respect from now on: for `RATE`, log2 of the
+    ///     interval its limit allows (``NTPRateLimiter/minimumPoll``); by default 17 (36 hours),
+    ///     for a client told to go away. Never the client's own poll echoed.
+    public static func kiss(_ code: NTPReferenceID, to request: NTPPacket, poll: Int8 = 17) -> NTPPacket {
         NTPPacket(
-            leap: .unsynchronized, version: request.version, mode: .server, stratum: 0, poll: request.poll,
+            leap: .unsynchronized, version: request.version, mode: .server, stratum: 0, poll: poll,
             referenceID: code, originTimestamp: request.transmitTimestamp)
     }
 }

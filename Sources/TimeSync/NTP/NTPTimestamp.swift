@@ -60,7 +60,7 @@ public struct NTPTimestamp: Sendable, Hashable, Codable, CustomStringConvertible
 
     /// The point in time this timestamp denotes in a given era.
     public func unixTime(era: Int64) -> UnixTime {
-        Self.unixTime(ntpSeconds: era << 32 + Int64(seconds), fraction: fraction)
+        Self.unixTime(ntpSeconds: (era << 32).saturatingAdd(Int64(seconds)), fraction: fraction)
     }
 
     /// The point in time this timestamp denotes in the era that puts it closest to `pivot`

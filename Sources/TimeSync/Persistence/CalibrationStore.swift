@@ -31,9 +31,13 @@ public struct FileCalibrationStore: CalibrationStore {
         self.url = url
     }
 
+    /// The file's bytes; a file larger than ``PersistedCalibration/maximumSize`` is not read whole:
+    /// only one byte past the limit, enough for the restore to reject it.
     public func load() throws -> Data? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try Data(contentsOf: url)
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        return try handle.read(upToCount: PersistedCalibration.maximumSize + 1) ?? Data()
     }
 
     public func save(_ data: Data) throws {
@@ -54,6 +58,11 @@ public struct FileCalibrationStore: CalibrationStore {
 public struct PersistedCalibration: Sendable, Hashable, Codable {
     /// The format version this build writes and reads.
     public static let currentVersion = 1
+    /// The largest store read: 1 MiB. A full window of every source fits many times over; a larger
+    /// store is ignored unread.
+    public static let maximumSize = 1 << 20
+    /// The most samples a store may hold: 4096.
+    public static let maximumSamples = 4096
 
     /// The format version.
     public var version: Int
@@ -102,6 +111,9 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         } catch {
             return .ignored("unreadable: \(error)")
         }
+        guard data.count <= maximumSize else {
+            return .ignored("larger than \(maximumSize) bytes")
+        }
         let persisted: PersistedCalibration
         do {
             persisted = try JSONDecoder().decode(PersistedCalibration.self, from: data)
@@ -114,8 +126,15 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         guard let current = timeBase.bootSessionID, current == persisted.bootSessionID else {
             return .ignored("saved in another boot session: the monotonic anchor is meaningless after a reboot")
         }
+        guard persisted.samples.count <= maximumSamples else {
+            return .ignored("more than \(maximumSamples) samples")
+        }
+        // Every sample passed the same checks as a fresh one while decoding; the instants must also
+        // lie in this boot session's past.
         let now = timeBase.monotonicNow()
-        guard persisted.savedAt <= now, persisted.samples.allSatisfy({ $0.time <= now }) else {
+        guard SampleLimits.monotonicInstants.contains(persisted.savedAt.nanoseconds), persisted.savedAt <= now,
+            persisted.samples.allSatisfy({ $0.time <= now })
+        else {
             return .ignored("saved in the future of the monotonic clock")
         }
         return .restored(persisted)

@@ -121,6 +121,8 @@ public struct SampleError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
         case emptyInterval, replyBeforeRequest, serverTimestampsReversed, negativeDelay, negativeResolution
         case negativeUncertainty, emptySourceName, negativeDuration
+        case timeOutOfRange, spanTooLong, uncertaintyOutOfRange, resolutionOutOfRange, sourceNameTooLong
+        case intervalTooWide
     }
 
     let code: Code
@@ -143,6 +145,19 @@ public struct SampleError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let emptySourceName = SampleError(.emptySourceName)
     /// A remaining duration below zero.
     public static let negativeDuration = SampleError(.negativeDuration)
+    /// A server time outside ``SampleLimits/serverTimes``, or a monotonic instant outside
+    /// ``SampleLimits/monotonicInstants``.
+    public static let timeOutOfRange = SampleError(.timeOutOfRange)
+    /// An exchange (or a server's processing time) longer than ``SampleLimits/maximumSpan``.
+    public static let spanTooLong = SampleError(.spanTooLong)
+    /// A server-reported uncertainty above ``SampleLimits/maximumServerUncertainty``.
+    public static let uncertaintyOutOfRange = SampleError(.uncertaintyOutOfRange)
+    /// A timestamp resolution above ``SampleLimits/maximumResolution``.
+    public static let resolutionOutOfRange = SampleError(.resolutionOutOfRange)
+    /// A source name longer than ``SampleLimits/maximumSourceNameLength`` bytes.
+    public static let sourceNameTooLong = SampleError(.sourceNameTooLong)
+    /// Bounds wider than a sample within every limit can have.
+    public static let intervalTooWide = SampleError(.intervalTooWide)
 
     public var description: String {
         switch code {
@@ -154,6 +169,12 @@ public struct SampleError: Error, Sendable, Hashable, CustomStringConvertible {
         case .negativeUncertainty: "negative server uncertainty"
         case .emptySourceName: "source name is empty"
         case .negativeDuration: "negative remaining duration"
+        case .timeOutOfRange: "time out of range (server times must lie in 1900–2199)"
+        case .spanTooLong: "exchange took longer than \(SampleLimits.maximumSpan)"
+        case .uncertaintyOutOfRange: "server uncertainty above \(SampleLimits.maximumServerUncertainty)"
+        case .resolutionOutOfRange: "timestamp resolution above \(SampleLimits.maximumResolution)"
+        case .sourceNameTooLong: "source name longer than \(SampleLimits.maximumSourceNameLength) bytes"
+        case .intervalTooWide: "offset bounds wider than any valid sample's"
         }
     }
 }

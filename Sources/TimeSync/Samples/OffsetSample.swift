@@ -16,17 +16,46 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     /// Network delay: the round trip less the server's processing time, in nanoseconds.
     public var delay: Int64
 
-    /// Creates a sample from already computed bounds.
-    /// - Throws: ``SampleError`` for an empty source name or a negative span or delay.
+    /// Creates a sample from already computed bounds, checked like any input (``SampleLimits``).
+    /// - Throws: ``SampleError`` for an empty or overlong source name, an instant outside
+    ///   ``SampleLimits/monotonicInstants``, a span outside `0...`\ ``SampleLimits/maximumSpan``, a
+    ///   delay outside `0...span`, bounds wider than the limits allow, or bounds that put the server's
+    ///   time outside ``SampleLimits/serverTimes``.
     public init(source: String, offset: OffsetInterval, time: MonotonicInstant, span: Int64, delay: Int64) throws(SampleError) {
         guard !source.isEmpty else { throw SampleError(.emptySourceName) }
+        guard source.utf8.count <= SampleLimits.maximumSourceNameLength else { throw SampleError(.sourceNameTooLong) }
+        try SampleLimits.check(monotonic: time)
         guard span >= 0 else { throw SampleError(.replyBeforeRequest) }
-        guard delay >= 0 else { throw SampleError(.negativeDelay) }
+        guard span <= SampleLimits.maximumSpan.nanosecondsClamped else { throw SampleError(.spanTooLong) }
+        guard delay >= 0, delay <= span else { throw SampleError(.negativeDelay) }
+        guard offset.width <= SampleLimits.maximumWidth else { throw SampleError(.intervalTooWide) }
+        // The server time the bounds imply at `time` must be a sane one, at both ends.
+        let (earliest, o1) = offset.lower.addingReportingOverflow(time.nanoseconds)
+        let (latest, o2) = offset.upper.addingReportingOverflow(time.nanoseconds)
+        guard !o1, !o2 else { throw SampleError(.timeOutOfRange) }
+        try SampleLimits.check(serverTime: UnixTime(nanoseconds: earliest))
+        try SampleLimits.check(serverTime: UnixTime(nanoseconds: latest))
         self.source = source
         self.offset = offset
         self.time = time
         self.span = span
         self.delay = delay
+    }
+
+    /// Decodes a sample (from a calibration store) through the same checks as a fresh one.
+    /// - Throws: `DecodingError.dataCorrupted` wrapping the ``SampleError``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        do {
+            try self.init(
+                source: container.decode(String.self, forKey: .source),
+                offset: container.decode(OffsetInterval.self, forKey: .offset),
+                time: container.decode(MonotonicInstant.self, forKey: .time),
+                span: container.decode(Int64.self, forKey: .span),
+                delay: container.decode(Int64.self, forKey: .delay))
+        } catch let error as SampleError {
+            throw DecodingError.dataCorruptedError(forKey: .offset, in: container, debugDescription: "invalid sample: \(error)")
+        }
     }
 
     /// A sample from a four-timestamp exchange (NTP, or an HTTP server that reports its receive and
@@ -41,19 +70,21 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     ///   - serverUncertainty: How far the server's own stamps may be off (its precision, or NTP root
     ///     delay / 2 + root dispersion); widens the bounds on both sides.
     /// - Returns: θ ∈ [t3 − t4, t2 − t1] widened by `serverUncertainty`.
-    /// - Throws: ``SampleError`` for inconsistent timestamps.
+    /// - Throws: ``SampleError`` for inconsistent timestamps or a value outside ``SampleLimits``.
     public static func exchange(
         source: String,
         clientSend: MonotonicInstant, serverReceive: UnixTime,
         serverTransmit: UnixTime, clientReceive: MonotonicInstant,
         serverUncertainty: Duration = .zero
     ) throws(SampleError) -> OffsetSample {
-        let uncertainty = serverUncertainty.nanosecondsClamped
-        guard uncertainty >= 0 else { throw SampleError(.negativeUncertainty) }
+        let uncertainty = try SampleLimits.check(uncertainty: serverUncertainty)
+        try SampleLimits.check(serverTime: serverReceive)
+        try SampleLimits.check(serverTime: serverTransmit)
+        let span = try SampleLimits.span(from: clientSend, to: clientReceive)
         let interval = try OffsetInterval.exchange(
             t1: clientSend.nanoseconds, t2: serverReceive.nanoseconds,
             t3: serverTransmit.nanoseconds, t4: clientReceive.nanoseconds)
-        let span = clientReceive.nanoseconds - clientSend.nanoseconds
+        // Inside the limits, and t3 − t2 ≤ t4 − t1 (the interval is not empty): no overflow.
         let processing = serverTransmit.nanoseconds - serverReceive.nanoseconds
         return try OffsetSample(
             source: source, offset: interval.widened(by: uncertainty), time: clientReceive,
@@ -61,32 +92,37 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     }
 
     /// A sample from one server timestamp of limited resolution, stamped while the request was in
-    /// flight: an HTTP `Date` header (resolution one second, seed 000) or a millisecond
-    /// `Response-Timestamp` header (seed 001).
+    /// flight: an HTTP `Date` header (resolution one second) or a millisecond
+    /// `Response-Timestamp` header.
     ///
     /// The server's clock read a value in `[serverTime, serverTime + resolution)` at some instant
     /// between `requestSent` and `responseReceived`, so θ ∈ [S − t4, S + resolution − t1].
-    /// - Throws: ``SampleError`` for `responseReceived < requestSent` or a negative resolution.
+    /// - Throws: ``SampleError`` for `responseReceived < requestSent`, or a time, span or resolution
+    ///   outside ``SampleLimits``.
     public static func timestamp(
         source: String, serverTime: UnixTime, resolution: Duration,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant
     ) throws(SampleError) -> OffsetSample {
+        try SampleLimits.check(serverTime: serverTime)
+        let resolution = try SampleLimits.check(resolution: resolution)
+        let span = try SampleLimits.span(from: requestSent, to: responseReceived)
         let interval = try OffsetInterval.timestamp(
-            serverTime.nanoseconds, resolution: resolution.nanosecondsClamped,
+            serverTime.nanoseconds, resolution: resolution,
             t1: requestSent.nanoseconds, t4: responseReceived.nanoseconds)
-        let span = responseReceived.nanoseconds - requestSent.nanoseconds
         return try OffsetSample(source: source, offset: interval, time: responseReceived, span: span, delay: span)
     }
 
     /// A sample from a server that stamps its time as late as possible and reports how long it spent
-    /// on the request (seed 002, ServerSync): t3 = `serverTime`, t2 = t3 − `processingTime`.
-    /// - Throws: ``SampleError`` for a negative processing time or inconsistent timestamps.
+    /// on the request (server processing time): t3 = `serverTime`, t2 = t3 − `processingTime`.
+    /// - Throws: ``SampleError`` for a negative processing time, inconsistent timestamps or a value
+    ///   outside ``SampleLimits``.
     public static func stamped(
         source: String, serverTime: UnixTime, processingTime: Duration,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant,
         serverUncertainty: Duration = .zero
     ) throws(SampleError) -> OffsetSample {
         guard processingTime >= .zero else { throw SampleError(.negativeDuration) }
+        guard processingTime <= SampleLimits.maximumSpan else { throw SampleError(.spanTooLong) }
         return try exchange(
             source: source, clientSend: requestSent, serverReceive: serverTime.advanced(by: .zero - processingTime),
             serverTransmit: serverTime, clientReceive: responseReceived, serverUncertainty: serverUncertainty)
@@ -96,7 +132,7 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     /// server lies in `rate` (dimensionless, e.g. ±100 ppm = ±1e-4); includes the drift during the
     /// exchange itself.
     public func offset(at instant: MonotonicInstant, rate: RateInterval) -> OffsetInterval {
-        let elapsed = Double(instant.nanoseconds - time.nanoseconds)
+        let elapsed = Double(instant.nanoseconds.saturatingSubtract(time.nanoseconds))
         let during = rate.maxMagnitude * Double(span)
         return rate.age(offset, by: elapsed).widened(by: Int64(clamping: during.rounded(.up)))
     }

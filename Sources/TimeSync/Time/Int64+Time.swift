@@ -9,7 +9,9 @@ extension Int64 {
     /// Remainder of ``flooredDivision(by:)``, always in `0..<divisor` for a positive divisor.
     @usableFromInline
     func flooredModulo(_ divisor: Int64) -> Int64 {
-        self - flooredDivision(by: divisor) * divisor
+        // From the truncated remainder: `self - flooredDivision(by:) * divisor` overflows near `.min`.
+        let remainder = self % divisor
+        return remainder != 0 && ((remainder < 0) != (divisor < 0)) ? remainder + divisor : remainder
     }
 
     @usableFromInline
@@ -29,6 +31,15 @@ extension Int64 {
     init(clamping value: Double) {
         if value.isNaN { self = 0 } else if value >= 9.2e18 { self = .max } else if value <= -9.2e18 { self = .min } else { self = Int64(value.rounded()) }
     }
+}
+
+extension Int64 {
+    /// The sum, saturating at the ends of `Int64` instead of trapping: for arithmetic on values from
+    /// the network or disk in the transports (`@_spi(Arithmetic) import TimeSync`).
+    @_spi(Arithmetic) public func adding(saturating other: Int64) -> Int64 { saturatingAdd(other) }
+
+    /// The difference, saturating at the ends of `Int64` instead of trapping.
+    @_spi(Arithmetic) public func subtracting(saturating other: Int64) -> Int64 { saturatingSubtract(other) }
 }
 
 extension Duration {

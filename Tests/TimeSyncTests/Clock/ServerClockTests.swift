@@ -206,11 +206,16 @@ import TimeSync
             #expect(await base.waitForSleepers(1))
         }
 
-        /// The server turns out to be at `offset` after all (it was stepped): the new sample contradicts
-        /// the old one, which the estimator drops. (No `reset()`: that would leave the clock on device
-        /// time for a moment, and the sleeper would rightly act on it.)
+        /// The server turns out to be at `offset` after all (it was stepped): the first sample that
+        /// contradicts the old one is held as a suspect, the second confirms the step and replaces it.
+        /// (No `reset()`: that would leave the clock on device time for a moment, and the sleeper would
+        /// rightly act on it.)
         func recalibrate(offset: Int64) async throws {
-            clock.calibrate(with: try Fixture.exchange("a", offset: offset, at: base.monotonicNow(), forward: 0, backward: 0))
+            let before = clock.calibration
+            let sample = try Fixture.exchange("a", offset: offset, at: base.monotonicNow(), forward: 0, backward: 0)
+            clock.calibrate(with: sample)
+            #expect(clock.calibration == before)
+            clock.calibrate(with: sample)
             #expect(clock.calibration?.offset.contains(offset) == true)
             #expect(await base.waitForSleepers(1))
         }

@@ -156,13 +156,17 @@ import TimeSync
         #expect(bounds.width < 1 * s)
     }
 
-    @Test func aServerStepDropsTheContradictedSamples() throws {
+    @Test func aConfirmedServerStepDropsTheContradictedSamples() throws {
         var estimator = IntersectionEstimator()
         for i in 0..<8 { _ = estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(Double(i) * 16))) }
-        // The server's clock is stepped by +2 s.
-        let result = try calibration(estimator.add(try Fixture.exchange(offset: 2 * s, at: Fixture.at(8 * 16))))
+        // The server's clock is stepped by +2 s: the first sample after the step is held as a suspect…
+        let held = try calibration(estimator.add(try Fixture.exchange(offset: 2 * s, at: Fixture.at(8 * 16))))
+        #expect(held.offset.contains(0) && !held.offset.contains(2 * s))
+        #expect(estimator.samples.count == 8 && estimator.suspectSamples.count == 1)
+        // …and the second confirms it: the window becomes the two samples after the step.
+        let result = try calibration(estimator.add(try Fixture.exchange(offset: 2 * s, at: Fixture.at(9 * 16))))
         #expect(result.offset.contains(2 * s))
-        #expect(estimator.samples.count == 1)
+        #expect(estimator.samples.count == 2 && estimator.suspectSamples.isEmpty)
     }
 
     @Test func sourcesThatFallSilentAreDropped() throws {

@@ -1,0 +1,65 @@
+/// What a short measurement of one server says: the answer of the largest subset of its samples that
+/// agree with each other, when that subset is a strict majority.
+///
+/// A one-shot query ("measure this server now": `timesync query`, an NTP query, an HTTP measurement)
+/// takes a handful of samples. Intersecting them all would let one lying reply decide the answer, or
+/// empty the intersection. Instead each sample's bounds are carried to the newest sample's instant with
+/// the local clock's worst-case drift, Marzullo's algorithm finds the largest set that share an offset,
+/// and that set alone is combined by the default ``IntersectionEstimator``. With no strict majority
+/// (two against two, or every sample on its own) there is no answer: ``SampleConsensusError``.
+public struct SampleConsensus: Sendable, Hashable {
+    /// The combined bounds and estimate of the agreeing samples.
+    public var calibration: Calibration
+    /// The samples that agree, oldest first.
+    public var samples: [OffsetSample]
+    /// The samples that contradict the majority, oldest first.
+    public var outliers: [OffsetSample]
+
+    /// Combines the samples of one measurement.
+    /// - Parameters:
+    ///   - samples: The samples, in any order; every one counts in the majority.
+    ///   - configuration: The drift bound the samples are carried with.
+    /// - Returns: The majority's answer.
+    /// - Throws: ``SampleConsensusError`` without samples, or when no strict majority agrees.
+    /// - Complexity: O(n log n) for the selection, then the estimator's O(n²) fit.
+    public init(_ samples: [OffsetSample], configuration: EstimatorConfiguration = .init()) throws(SampleConsensusError) {
+        let ordered = samples.sorted { $0.time < $1.time }
+        guard let newest = ordered.last else { throw SampleConsensusError(largestAgreeing: 0, total: 0) }
+        let prior = configuration.ratePrior
+        let carried = ordered.map { $0.offset(at: newest.time, rate: prior) }
+        guard let selection = Marzullo.select(carried), selection.count * 2 > ordered.count else {
+            throw SampleConsensusError(largestAgreeing: Marzullo.select(carried)?.count ?? 0, total: ordered.count)
+        }
+        let members = Set(selection.members)
+        let agreeing = ordered.indices.filter { members.contains($0) }.map { ordered[$0] }
+        var estimator = IntersectionEstimator(configuration)
+        var outcome = EstimatorOutcome.noSamples
+        for sample in agreeing { outcome = estimator.add(sample) }
+        guard case .calibrated(let calibration) = outcome else {
+            throw SampleConsensusError(largestAgreeing: 0, total: ordered.count)
+        }
+        self.calibration = calibration
+        self.samples = agreeing
+        self.outliers = ordered.indices.filter { !members.contains($0) }.map { ordered[$0] }
+    }
+}
+
+/// The samples of a measurement contradict each other: no strict majority agrees on an offset.
+public struct SampleConsensusError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The size of the largest subset that agrees.
+    public var largestAgreeing: Int
+    /// How many samples there were.
+    public var total: Int
+
+    /// Creates the error.
+    public init(largestAgreeing: Int, total: Int) {
+        self.largestAgreeing = largestAgreeing
+        self.total = total
+    }
+
+    public var description: String {
+        total == 0
+            ? "no samples"
+            : "samples contradict each other: at most \(largestAgreeing) of \(total) agree, no majority"
+    }
+}

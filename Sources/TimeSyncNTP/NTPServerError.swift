@@ -1,0 +1,34 @@
+/// Why an ``NTPServer`` could not start serving.
+public struct NTPServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    enum Code: Sendable, Hashable {
+        case addressInUse
+    }
+
+    let code: Code
+    /// The address the server was to bind.
+    public let host: String
+    /// The UDP port the server was to bind.
+    public let port: Int
+
+    init(_ code: Code, host: String, port: Int) {
+        self.code = code
+        self.host = host
+        self.port = port
+    }
+
+    /// Another socket already serves the address and port — another process (chronyd, ntpd, a second
+    /// server), or one of this process's that is not this server. Sharing it with `SO_REUSEPORT`
+    /// would split the clients between the two without a word, so the server refuses.
+    public static let addressInUse = NTPServerError(.addressInUse, host: "", port: 0)
+
+    /// Errors compare equal when they are the same kind of failure; the address is not compared.
+    public static func == (lhs: NTPServerError, rhs: NTPServerError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String {
+        switch code {
+        case .addressInUse: "UDP port \(port) on \(host) is already in use by another process"
+        }
+    }
+}

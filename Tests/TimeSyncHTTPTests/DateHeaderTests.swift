@@ -1,0 +1,195 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import TimeSync
+import TimeSyncHTTP
+import TimeSyncHummingbird
+
+/// A wall clock that reads the given times in turn (the last one from then on), monotonic fixed.
+final class SteppingTimeBase: TimeBase, @unchecked Sendable {
+    // `@unchecked Sendable` is safe: `readings` is only touched inside `lock.withLock`.
+    private let lock = NSLock()
+    private var readings: [UnixTime]
+
+    init(_ readings: [UnixTime]) { self.readings = readings }
+
+    func wallNow() -> UnixTime {
+        lock.withLock { readings.count > 1 ? readings.removeFirst() : readings[0] }
+    }
+    func monotonicNow() -> MonotonicInstant { MonotonicInstant(nanoseconds: 1_000_000_000_000) }
+    func sleep(until deadline: MonotonicInstant) async throws {}
+    var bootSessionID: String? { "stepping" }
+}
+
+/// The `Date` header is the second of the same clock reading as t3, on every response.
+@Suite("Date header from t3")
+struct DateHeaderTests {
+    /// Stamper, deterministic: t2 just before a second boundary, t3 just after; `Date` names t3's
+    /// second (read once: no second clock reading could name another).
+    @Test("Date is t3's second even when t2 is in the previous one", arguments: MiddlewareTests.Form.allCases)
+    func dateFollowsT3(form: MiddlewareTests.Form) async throws {
+        let t2 = UnixTime(seconds: 1_763_701_484, nanoseconds: 999_999_999)
+        let t3 = UnixTime(seconds: 1_763_701_485, nanoseconds: 1)
+        let later = UnixTime(seconds: 1_763_701_486, nanoseconds: 0)  // any further reading
+        let timeBase = SteppingTimeBase([t2, t3, later])
+        let router = Router(context: BasicRequestContext.self)
+        switch form {
+        case .middleware:
+            router.add(middleware: TimeStampMiddleware(timeBase: timeBase))
+            router.get("/api") { _, _ in "ok" }
+            try await Self.expectDate(Application(router: router), t2: t2, t3: t3)
+        case .responder:
+            router.get("/api") { _, _ in "ok" }
+            try await Self.expectDate(Application(router: router.timeStamped(timeBase: timeBase)), t2: t2, t3: t3)
+        }
+    }
+
+    static func expectDate(_ app: some ApplicationProtocol, t2: UnixTime, t3: UnixTime) async throws {
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api", method: .get) { response in
+                let header = try HTTPTimeHeader(parsing: response.headers[.timeSyncTime] ?? "")
+                #expect(header.serverReceive == t2)
+                #expect(header.serverTransmit == t3)
+                #expect(response.headers[.date] == "Fri, 21 Nov 2025 05:04:45 GMT")
+                #expect(response.headers[.date] == HTTPDate.imfFixdate(t3))
+            }
+        }
+    }
+
+    /// One request's headers and the client's wall clock around it.
+    struct Observation: Sendable {
+        let date: String
+        let t3: UnixTime
+        let sent: UnixTime
+        let received: UnixTime
+
+        /// The client's request midpoint less the start of the `Date` second: within [0, 1 s) plus
+        /// half the round trip for a true `Date`.
+        var lag: Duration { sent.duration(to: received) / 2 + (try! HTTPDate.parse(date, reference: sent)).duration(to: sent) }
+        var roundTrip: Duration { sent.duration(to: received) }
+    }
+
+    /// Runs `app` as the service it is (HummingbirdTesting's `.live` runs its own loop, with
+    /// Hummingbird's date cache), makes `count` requests over a warm connection spaced by a few
+    /// milliseconds, and returns what each saw.
+    static func observe<App: ApplicationProtocol>(
+        _ app: App, ports: AsyncStream<Int>, count: Int, paths: [String] = ["/time", "/missing"]
+    ) async throws -> [Observation] {
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = client.shutdown() }
+        let wall = SystemTimeBase()
+        var generator = SeededGenerator(seed: 42)
+        var observations: [Observation] = []
+        for index in 0..<count {
+            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(paths[index % paths.count])")
+            let sent = wall.wallNow()
+            let response = try await client.execute(request, timeout: .seconds(5))
+            let received = wall.wallNow()
+            _ = try await response.body.collect(upTo: 1 << 16)
+            let date = try #require(response.headers.first(name: "Date"))
+            let header = try HTTPTimeHeader(parsing: try #require(response.headers.first(name: HTTPTimeHeader.name)))
+            observations.append(Observation(date: date, t3: header.serverTransmit, sent: sent, received: received))
+            // Spread over more than a second, at no fixed phase: 0–24 ms apart.
+            try await Task.sleep(for: .milliseconds(Int(generator.next() % 25)))
+        }
+        return observations
+    }
+
+    /// A logger for test servers that only reports what is critical (cancelling a server logs errors).
+    static func quietLogger(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = .critical
+        return logger
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        String(format: "%.1f ms", Double(duration.nanosecondsClamped) / 1e6)
+    }
+
+    /// `timesync serve --http`'s application on real loopback: every response's `Date` is
+    /// `HTTPDate.imfFixdate(t3)`, over more than one second boundary, 404s included, and never
+    /// behind the client's clock by a second or more.
+    @Test("live: every response's Date equals imfFixdate(t3), across second boundaries")
+    func liveDateAgreesWithT3() async throws {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = TimeSyncHTTPServer.application(
+            host: "127.0.0.1", port: 0, logger: Self.quietLogger("server"), onServerRunning: { continuation.yield($0) })
+        let observations = try await Self.observe(app, ports: ports, count: 100)
+        #expect(Set(observations.map(\.date)).count >= 2, "the requests did not span a second boundary")
+        for observation in observations {
+            #expect(observation.date == HTTPDate.imfFixdate(observation.t3))
+            #expect(observation.lag >= observation.roundTrip / -2 && observation.lag < .seconds(1) + observation.roundTrip)
+        }
+    }
+
+    /// The figure: how far `Date` lags the client's clock at the request midpoint, over 100 requests,
+    /// with Hummingbird's `Application` (its date cache: before) and ``TimeSyncApplication`` (after),
+    /// the same stamped router in both.
+    @Test("Date lag over 100 requests: Application vs TimeSyncApplication")
+    func dateLagFigure() async throws {
+        func router() -> TimeStampResponderBuilder<Router<BasicRequestContext>> {
+            let router = Router(context: BasicRequestContext.self)
+            router.addTimeRoute()
+            return router.timeStamped()
+        }
+        let configuration = ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0))
+        var results: [String: [Observation]] = [:]
+        do {
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let app = Application(
+                router: router(), configuration: configuration,
+                onServerRunning: { continuation.yield($0.localAddress!.port!) }, logger: Self.quietLogger("before"))
+            results["Application (before)"] = try await Self.observe(app, ports: ports, count: 100)
+        }
+        do {
+            let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+            let app = TimeSyncApplication(
+                router: router(), configuration: configuration,
+                onServerRunning: { continuation.yield($0.localAddress!.port!) }, logger: Self.quietLogger("after"))
+            results["TimeSyncApplication (after)"] = try await Self.observe(app, ports: ports, count: 100)
+        }
+        for (name, observations) in results.sorted(by: { $0.key < $1.key }) {
+            let lags = observations.map(\.lag).sorted()
+            let disagreeing = observations.filter { $0.date != HTTPDate.imfFixdate($0.t3) }.count
+            print(
+                "Date lag, \(name), \(lags.count) requests: min \(Self.milliseconds(lags.first!)), "
+                    + "median \(Self.milliseconds(lags[lags.count / 2])), max \(Self.milliseconds(lags.last!)); "
+                    + "Date ≠ imfFixdate(t3) on \(disagreeing); max round trip \(Self.milliseconds(observations.map(\.roundTrip).max()!))")
+        }
+        let after = try #require(results["TimeSyncApplication (after)"])
+        #expect(after.allSatisfy { $0.date == HTTPDate.imfFixdate($0.t3) })
+        #expect(after.allSatisfy { $0.lag < .seconds(1) + $0.roundTrip })
+    }
+
+    /// A response without a `Date` of its own (an unstamped responder) gets the current second's
+    /// from ``TimeSyncApplication``, not a cached one.
+    @Test("TimeSyncApplication dates unstamped responses from its time base")
+    func unstampedResponsesAreDated() async throws {
+        let wall = UnixTime(seconds: 1_763_701_484, nanoseconds: 500_000_000)
+        let router = Router(context: BasicRequestContext.self)
+        router.get("/plain") { _, _ in "plain" }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = TimeSyncApplication(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress!.port!) }, timeBase: ManualTimeBase(wall: wall),
+            logger: Self.quietLogger("server"))
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        defer { server.cancel() }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = client.shutdown() }
+        for path in ["/plain", "/missing"] {
+            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(5))
+            _ = try await response.body.collect(upTo: 1 << 16)
+            #expect(response.headers.first(name: "Date") == "Fri, 21 Nov 2025 05:04:44 GMT")
+        }
+    }
+}
