@@ -200,10 +200,11 @@ private final class ExchangeProgress: Sendable {
 
 extension HTTPTimeSource {
     /// An HTTP client suited to time measurement: redirects are not followed (a redirected request
-    /// spans two exchanges) and the shared event loop group is used. Shut it down when done.
+    /// spans two exchanges), a refused connection fails the request at once instead of being retried
+    /// until the deadline, and the shared event loop group is used. Shut it down when done.
     public static func makeClient() -> HTTPClient {
-        HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 }

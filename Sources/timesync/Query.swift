@@ -17,13 +17,13 @@ struct Query: AsyncParsableCommand {
     @Option(help: "How many samples to take (1-64); HTTP sends one more request first, to open the connection.")
     var samples: Int = 4
 
-    @Option(help: "Seconds to wait for each NTP reply.")
+    @Option(help: "Seconds one exchange may take, whole: an NTP request and its reply; an HTTP connection, response head and body.")
     var timeout: Double = 2
 
     @Flag(help: "HTTP: use the Date header even when the server sends the precise header.")
     var dateOnly = false
 
-    @Flag(help: "Print JSON.")
+    @Flag(help: "Print JSON: the report, or on failure {\"error\": …, \"errorType\": …, \"url\": …} (exit status 1).")
     var json = false
 
     func validate() throws {
@@ -37,12 +37,28 @@ struct Query: AsyncParsableCommand {
     }
 
     func run() async throws {
-        if url.lowercased().hasPrefix("ntp://") {
-            print(try await runNTPQuery(url: url, samples: samples, timeout: timeout, json: json))
-        } else {
-            print(try await runHTTPQuery(url: url, samples: samples, dateOnly: dateOnly, json: json))
+        do {
+            if url.lowercased().hasPrefix("ntp://") {
+                print(try await runNTPQuery(url: url, samples: samples, timeout: timeout, json: json))
+            } else {
+                print(try await runHTTPQuery(url: url, samples: samples, dateOnly: dateOnly, timeout: timeout, json: json))
+            }
+        } catch let error where json && !(error is CancellationError) {
+            // A script reading stdout gets JSON either way; the exit status says which.
+            print(try compactJSON(QueryFailure(error: "\(error)", errorType: "\(type(of: error))", url: url)))
+            throw ExitCode.failure
         }
     }
+}
+
+/// The JSON of a failed `timesync query --json`.
+struct QueryFailure: Encodable {
+    /// What happened, in words (the same text the human output prints).
+    var error: String
+    /// The error's type, e.g. `NTPClientError`, `NTPReplyError`, `HTTPTimeError`.
+    var errorType: String
+    /// The URL queried.
+    var url: String
 }
 
 /// The JSON of `timesync query`, for every kind of server: the common fields first, then those only

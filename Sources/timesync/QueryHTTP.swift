@@ -10,17 +10,18 @@ import TimeSyncHTTP
 ///   - samples: Requests to sample after the connection-opening one (the request budget when the
 ///     `Date` header is used).
 ///   - dateOnly: Use the `Date` header even when the server sends `TimeSync-Time`.
+///   - timeout: Seconds one request may take, connection, head and body together.
 ///   - json: Print JSON instead of a line of text.
 /// - Returns: The text to print.
 /// - Throws: `HTTPTimeError` and transport errors.
-func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, json: Bool) async throws -> String {
+func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, json: Bool) async throws -> String {
     let timeBase = SystemTimeBase()
     let client = HTTPTimeSource.makeClient()
     let measurement: HTTPTimeMeasurement
     do {
         let source = try HTTPTimeSource(
             url: url, client: client, policy: dateOnly ? .dateOnly : .preferTimeHeader, timeBase: timeBase,
-            logger: Logger(label: "timesync.http"))
+            timeout: .milliseconds(Int64(timeout * 1000)), logger: Logger(label: "timesync.http"))
         measurement = try await source.measure(samples: samples)
     } catch {
         try? await client.shutdown()

@@ -1,0 +1,259 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Testing
+import TimeSync
+import TimeSyncHTTP
+
+/// Responses as an attacker or a careless server sends them: each gets a typed error and changes
+/// nothing; none traps.
+@Suite("Hostile and careless HTTP responses")
+struct HTTPHostileInputTests {
+    static let t1 = MonotonicInstant(nanoseconds: 1_000_000_000)
+    static let t4 = MonotonicInstant(nanoseconds: 1_004_000_000)
+    let observer = HTTPTimeObserver(source: "api.example:443", timeBase: ManualTimeBase(wall: UnixTime(seconds: 1_763_701_000)))
+
+    func observe(_ headers: [(String, String)]) throws(HTTPTimeError) -> HTTPTimeObservation {
+        try observer.observe(
+            status: 200, headers: headers.map { (name: $0.0, value: $0.1) }, requestSent: Self.t1, responseReceived: Self.t4)
+    }
+
+    @Test("a Date far outside the supported years is a typed error, not a trap")
+    func extremeDates() {
+        // Valid HTTP-dates (the day names match) that no working server sends.
+        let dates = [
+            HTTPDate.imfFixdate(UnixTime(seconds: -9_200_000_000)),  // 1678
+            HTTPDate.imfFixdate(UnixTime(nanoseconds: .min)),  // 1677, the first representable second
+            "Fri, 31 Dec 9999 23:59:59 GMT",  // beyond Int64 nanoseconds since 1970
+            HTTPDate.imfFixdate(SampleLimits.serverTimes.upperBound),  // 2200
+        ]
+        #expect(dates[0].contains(" 1678 "))
+        for date in dates {
+            do {
+                _ = try observe([("Date", date)])
+                Issue.record("\(date) was accepted")
+            } catch {
+                #expect(error == .invalidDate || error == .inconsistentTimestamps, "\(date): \(error)")
+                if error == .inconsistentTimestamps { #expect(error.sampleError == .timeOutOfRange) }
+            }
+        }
+    }
+
+    @Test("a TimeSync-Time at the edges of its integers is a typed error, not a trap")
+    func extremeTimeHeaders() {
+        let edge = 999_999_999_999_999  // the largest RFC 9651 integer
+        let values = [
+            "v=1, s=\(edge), t2=\(edge), t3=\(edge)",
+            "v=1, s=-\(edge), t2=-\(edge), t3=-\(edge)",
+            "v=1, s=\(edge), t2=0, t3=0",
+            "v=1, s=1763701484, t2=-\(edge), t3=\(edge)",
+            "v=1, s=1763701484, t2=0, t3=0, u=\(edge)",
+            "v=1, s=1763701484, t2=0, t3=0, u=-\(edge)",
+        ]
+        for value in values {
+            #expect(throws: HTTPTimeError.self, "\(value)") { try observe([("TimeSync-Time", value)]) }
+        }
+    }
+
+    @Test("two different TimeSync-Time fields conflict, like two Dates; identical copies are one")
+    func conflictingTimeHeaders() throws {
+        let a = HTTPTimeHeader(
+            serverReceive: UnixTime(seconds: 1_763_701_484, nanoseconds: 1_000_000),
+            serverTransmit: UnixTime(seconds: 1_763_701_484, nanoseconds: 2_000_000)).fieldValue
+        let b = HTTPTimeHeader(
+            serverReceive: UnixTime(seconds: 1_763_702_484, nanoseconds: 1_000_000),
+            serverTransmit: UnixTime(seconds: 1_763_702_484, nanoseconds: 2_000_000)).fieldValue
+        #expect(throws: HTTPTimeError.conflictingTimeHeaders) { try observe([("TimeSync-Time", a), ("timesync-time", b)]) }
+        // Joined into one field line by a client or proxy (RFC 9110 §5.3): still two headers.
+        #expect(throws: HTTPTimeError.conflictingTimeHeaders) { try observe([("TimeSync-Time", "\(a), \(b)")]) }
+        #expect(throws: HTTPTimeError.conflictingTimeHeaders) { try observe([("TimeSync-Time", "\(b), \(a)")]) }
+        // The same header twice is that header.
+        let once = try observe([("TimeSync-Time", a)])
+        #expect(try observe([("TimeSync-Time", a), ("TimeSync-Time", a)]) == once)
+        #expect(try observe([("TimeSync-Time", "\(a), \(a)")]) == once)
+        // A comma inside a string member does not split.
+        let quoted = "v=1, s=1763701484, t2=1000000, t3=2000000, x=\"a, v=2\""
+        #expect(try observe([("TimeSync-Time", quoted)]) == once)
+    }
+
+    @Test("a leap second (:60) in Date is accepted as the two seconds of Unix time it may read as")
+    func leapSecond() throws {
+        let observation = try observe([("Date", "Sat, 31 Dec 2016 23:59:60 GMT")])
+        let lastSecond = UnixTime(seconds: 1_483_228_799).nanoseconds  // 2016-12-31T23:59:59Z
+        #expect(observation.method == .date)
+        #expect(observation.sample.offset.lower == lastSecond - Self.t4.nanoseconds)
+        #expect(observation.sample.offset.upper == lastSecond + 2_000_000_000 - Self.t1.nanoseconds)
+        #expect(throws: HTTPTimeError.invalidDate) { try observe([("Date", "Sat, 31 Dec 2016 23:58:60 GMT")]) }
+    }
+
+    @Test("a measurement answers with its majority: one lying response is outvoted, two against two is no answer")
+    func measurementConsensus() throws {
+        let lie: Int64 = 1_000_000_000_000
+        func samples(_ offsets: [Int64]) throws -> [OffsetSample] {
+            try offsets.enumerated().map { index, offset in
+                let sent = MonotonicInstant(nanoseconds: 1_000_000_000 + Int64(index) * 20_000_000)
+                let server = UnixTime(nanoseconds: 1_763_701_484_000_000_000 + Int64(index) * 20_000_000 + 1_000_000 + offset)
+                return try OffsetSample.exchange(
+                    source: "s", clientSend: sent, serverReceive: server, serverTransmit: server,
+                    clientReceive: sent.advanced(by: .milliseconds(2)))
+            }
+        }
+        let measurement = try HTTPTimeMeasurement(
+            source: "s", method: .timeHeader, samples: try samples([0, 0, 0, lie]), requests: 5, rejected: 0)
+        #expect(measurement.samples.count == 3 && measurement.outliers.count == 1)
+        // θ = server − monotonic ∈ [θ₀ − 1 ms, θ₀ + 1 ms] for every honest sample.
+        let truth: Int64 = 1_763_701_483_000_000_000
+        #expect(measurement.calibration.offset.contains(truth))
+        #expect(!measurement.calibration.offset.contains(truth + lie))
+        #expect(throws: HTTPTimeError.inconsistentSamples) {
+            try HTTPTimeMeasurement(source: "s", method: .timeHeader, samples: try samples([lie, lie, 0, 0]), requests: 5, rejected: 0)
+        }
+    }
+}
+
+/// Waits on real sockets: one deadline covers the whole exchange, body included, and a refused
+/// connection fails at once.
+@Suite("HTTP exchange deadlines on loopback", .serialized)
+struct HTTPDeadlineTests {
+    @Test("a server that sends its head and stalls the body times out at the deadline, saying so")
+    func stalledBody() async throws {
+        let server = try await StallingServer.start()
+        let client = HTTPTimeSource.makeClient()
+        let timeBase = SystemTimeBase()
+        do {
+            let source = try HTTPTimeSource(
+                url: "http://127.0.0.1:\(server.port)/", client: client, timeBase: timeBase, timeout: .milliseconds(500),
+                logger: Logger(label: "test"))
+            let started = timeBase.monotonicNow()
+            do {
+                _ = try await source.exchange()
+                Issue.record("a stalled body completed")
+            } catch let error as HTTPTimeError {
+                #expect(error == .timeout)
+                #expect(error.description.contains("the body did not complete"), "\(error)")
+            }
+            let waited = started.duration(to: timeBase.monotonicNow())
+            #expect(waited >= .milliseconds(500) && waited < .seconds(3), "waited \(waited)")
+            #expect(server.requests >= 1)
+        }
+        try await client.shutdown()
+        await server.close()
+    }
+
+    @Test("a server that never answers times out at the deadline, saying no head arrived")
+    func silentServer() async throws {
+        let server = try await StallingServer.start(sendHead: false)
+        let client = HTTPTimeSource.makeClient()
+        let source = try HTTPTimeSource(
+            url: "http://127.0.0.1:\(server.port)/", client: client, timeout: .milliseconds(300), logger: Logger(label: "test"))
+        await #expect(throws: (any Error).self) { try await source.exchange() }
+        do {
+            _ = try await source.exchange()
+        } catch let error as HTTPTimeError {
+            #expect(error == .timeout)
+            #expect(error.description.contains("no response head"), "\(error)")
+        } catch {
+            // AsyncHTTPClient's own deadline (the same instant) may win the race for the head.
+            #expect("\(error)".lowercased().contains("deadline") || "\(error)".lowercased().contains("timeout"), "\(error)")
+        }
+        try await client.shutdown()
+        await server.close()
+    }
+
+    @Test("a refused connection fails at once, not at the deadline")
+    func refusedConnection() async throws {
+        let port = try freeLoopbackPort()
+        let client = HTTPTimeSource.makeClient()
+        let timeBase = SystemTimeBase()
+        let source = try HTTPTimeSource(
+            url: "http://127.0.0.1:\(port)/", client: client, timeBase: timeBase, timeout: .seconds(10), logger: Logger(label: "test"))
+        let started = timeBase.monotonicNow()
+        await #expect(throws: (any Error).self) { try await source.exchange() }
+        #expect(started.duration(to: timeBase.monotonicNow()) < .seconds(5))
+        try await client.shutdown()
+    }
+
+    @Test("timesync query --json prints a JSON error object on stdout and exits non-zero; text goes to stderr")
+    func jsonFailure() async throws {
+        guard let binary = Interop.timesyncBinary() else {
+            #expect(!Interop.required, "no timesync binary")
+            return
+        }
+        let server = try await StallingServer.start()
+        defer { Task { await server.close() } }
+        let url = "http://127.0.0.1:\(server.port)/"
+        let json = try await ChildProcess.run(binary, ["query", "--json", "--timeout", "0.5", "--samples", "1", url])
+        #expect(json.status == 1, "\(json)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        #expect(object["errorType"] as? String == "HTTPTimeError")
+        #expect((object["error"] as? String)?.contains("no complete response in time") == true, "\(object)")
+        #expect(object["url"] as? String == url)
+        let text = try await ChildProcess.run(binary, ["query", "--timeout", "0.5", "--samples", "1", url])
+        #expect(text.status == 1)
+        #expect(text.stdout.isEmpty)
+        #expect(text.stderr.contains("no complete response in time"), "\(text.stderr)")
+    }
+}
+
+/// A TCP server on loopback that reads a request and then answers with a response head announcing a
+/// 1000-byte body, sends 10 bytes of it and stalls (or, with `sendHead: false`, sends nothing).
+final class StallingServer: Sendable {
+    let channel: any Channel
+    let port: Int
+    private let counter: Counter
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func increment() { lock.withLock { value += 1 } }
+        var count: Int { lock.withLock { value } }
+    }
+
+    var requests: Int { counter.count }
+
+    private init(channel: any Channel, counter: Counter) {
+        self.channel = channel
+        self.port = channel.localAddress!.port!
+        self.counter = counter
+    }
+
+    static func start(sendHead: Bool = true) async throws -> StallingServer {
+        let counter = Counter()
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Handler(sendHead: sendHead, counter: counter))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return StallingServer(channel: channel, counter: counter)
+    }
+
+    func close() async {
+        try? await channel.close()
+    }
+
+    final class Handler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+        let sendHead: Bool
+        let counter: Counter
+        var answered = false
+        init(sendHead: Bool, counter: Counter) {
+            self.sendHead = sendHead
+            self.counter = counter
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !answered else { return }
+            answered = true
+            counter.increment()
+            guard sendHead else { return }
+            let date = HTTPDate.imfFixdate(SystemTimeBase().wallNow())
+            let head = "HTTP/1.1 200 OK\r\nDate: \(date)\r\nContent-Length: 1000\r\nContent-Type: text/plain\r\n\r\n0123456789"
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: head)), promise: nil)
+        }
+    }
+}
