@@ -111,7 +111,9 @@ def cost(pid, port):
 
 def our_server(port, cpu, threads=None):
     extra = ["--threads", str(threads)] if threads else []
-    p = start([TIMESYNC, "serve", "--ntp", f"127.0.0.1:{port}", "--rate-limit", "off", "--log-level", "warning"] + extra,
+    # --local-stratum 3, as chronyd is configured: this host need not be synchronized.
+    p = start([TIMESYNC, "serve", "--ntp", f"127.0.0.1:{port}", "--rate-limit", "off", "--local-stratum", "3",
+               "--log-level", "warning"] + extra,
               cpu=cpu)
     time.sleep(1.0)
     return p

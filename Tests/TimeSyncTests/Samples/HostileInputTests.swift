@@ -62,6 +62,28 @@ import TimeSync
         }
     }
 
+    /// A server's "starts in N seconds" is input too: an absurd N is a typed error, and the extreme
+    /// but admitted one counts down without overflowing.
+    @Test func remainingDurationsHaveLimits() async throws {
+        #expect(throws: SampleError.timeOutOfRange) {
+            try DeadlineInterval.remaining(.seconds(Int64.max), requestSent: sent, responseReceived: received)
+        }
+        #expect(throws: SampleError.timeOutOfRange) {
+            try DeadlineInterval.remaining(
+                DeadlineInterval.maximumRemaining + .seconds(1), requestSent: sent, responseReceived: received)
+        }
+        #expect(throws: SampleError.resolutionOutOfRange) {
+            try DeadlineInterval.remaining(.seconds(5), resolution: .seconds(7200), requestSent: sent, responseReceived: received)
+        }
+        let far = try DeadlineInterval.remaining(
+            DeadlineInterval.maximumRemaining, resolution: SampleLimits.maximumResolution, requestSent: sent, responseReceived: received)
+        #expect(far.earliest < far.latest && far.earliest <= far.estimate && far.estimate <= far.latest)
+        let base = ManualTimeBase(monotonic: received)
+        var ticks = Countdown(to: far, timeBase: base).makeAsyncIterator()
+        let first = try #require(try await ticks.next())
+        #expect(first.days > 99 * 365 && !first.isFinished)
+    }
+
     /// Decoding goes through the same checks as construction: a sample on disk is input too.
     @Test func decodedSamplesAreCheckedLikeNewOnes() throws {
         let sample = try OffsetSample.exchange(source: "a", clientSend: sent, serverReceive: now, serverTransmit: now, clientReceive: received)
