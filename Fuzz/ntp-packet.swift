@@ -65,14 +65,7 @@ public func fuzzNTPPacket(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } catch {
         return 0
     }
-    var estimator = IntersectionEstimator()
-    guard case .calibrated(let calibration) = estimator.add(sample) else {
-        check(false, "one sample of one source must calibrate")
-        return 0
-    }
-    check(
-        calibration.offset.lower <= sample.offset.lower && sample.offset.upper <= calibration.offset.upper,
-        "calibration \(calibration.offset) narrower than its only sample \(sample.offset)")
+    checkOneSampleCalibrates(sample)
     return 0
 }
 

@@ -113,3 +113,15 @@ func checkReadings(of clock: ServerClock) {
     _ = reading.error
     _ = reading.date
 }
+
+/// One sample of one source calibrates an estimator, and the calibration is no narrower than it.
+func checkOneSampleCalibrates(_ sample: OffsetSample) {
+    var estimator = IntersectionEstimator()
+    guard case .calibrated(let calibration) = estimator.add(sample) else {
+        check(false, "one sample of one source must calibrate")
+        return
+    }
+    check(
+        calibration.offset.lower <= sample.offset.lower && sample.offset.upper <= calibration.offset.upper,
+        "calibration \(calibration.offset) narrower than its only sample \(sample.offset)")
+}

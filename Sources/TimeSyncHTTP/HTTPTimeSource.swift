@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
-import Synchronization
 import TimeSync
 
 /// An active HTTP time source on AsyncHTTPClient: sends `GET` requests to one endpoint and turns
@@ -192,10 +191,11 @@ public struct HTTPTimeSource: Sendable {
 }
 
 /// Whether an exchange's response head has arrived, for its timeout message.
-private final class ExchangeProgress: Sendable {
-    private let head = Mutex(false)
-    func headArrived() { head.withLock { $0 = true } }
-    var hasHead: Bool { head.withLock { $0 } }
+private final class ExchangeProgress: @unchecked Sendable {
+    private let lock = NSLock()
+    private var head = false  // guarded by `lock`
+    func headArrived() { lock.withLock { head = true } }
+    var hasHead: Bool { lock.withLock { head } }
 }
 
 extension HTTPTimeSource {

@@ -15,17 +15,7 @@ import TimeSyncNTP
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let port = try await freeUDPPort()
-        let configuration = """
-            port \(port)
-            bindaddress 127.0.0.1
-            allow 127.0.0.1
-            local stratum 3
-            cmdport 0
-            bindcmdaddress /
-            pidfile \(directory)/chronyd.pid
-            driftfile \(directory)/chrony.drift
-            """
-        try configuration.write(toFile: "\(directory)/chrony.conf", atomically: true, encoding: .utf8)
+        try writeChronyConfiguration(port: port, directory: directory)
         let chrony = try ChildProcess(
             // -U: no root check (CI may run unprivileged; -x and a high port need no privilege).
             faketime, ["-f", "+1.5s", chronyd, "-U", "-x", "-d", "-f", "\(directory)/chrony.conf"],

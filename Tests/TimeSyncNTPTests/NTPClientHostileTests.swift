@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import Foundation
 import Testing
 import TimeSync
 import TimeSyncNTP
@@ -11,12 +11,9 @@ import TimeSyncNTP
 
     /// A responder whose `n`-th reply (from 0) is shifted by `shifts[n]`.
     static func shifted(_ shifts: [Duration]) -> FakeNTPServer.Responder {
-        let count = Mutex(0)
+        let count = Counter()
         return { request in
-            let index = count.withLock { value in
-                defer { value += 1 }
-                return value
-            }
+            let index = count.next()
             return [goodReply(to: request, shift: index < shifts.count ? shifts[index] : .zero).encoded()]
         }
     }
@@ -107,6 +104,20 @@ import TimeSyncNTP
         } catch let error as NTPClientError {
             #expect(error == .timeout)
             #expect("\(error)".contains("2 requests unanswered in 0.4"), "\(error)")
+        }
+    }
+}
+
+/// A thread-safe counter (NSLock: ThreadSanitizer sees it).
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0  // guarded by `lock`
+
+    /// The current value, then counts one up.
+    func next() -> Int {
+        lock.withLock {
+            defer { value += 1 }
+            return value
         }
     }
 }

@@ -228,3 +228,19 @@ final class LockedArray<Element: Sendable>: @unchecked Sendable {
     func append(_ item: Element) { lock.withLock { items.append(item) } }
     var snapshot: [Element] { lock.withLock { items } }
 }
+
+/// Writes `directory/chrony.conf`: chronyd serving on 127.0.0.1:`port` at local stratum 3 (this host
+/// need not be synchronized), no command port, its pid and drift files in `directory`.
+func writeChronyConfiguration(port: Int, directory: String) throws {
+    let configuration = """
+        port \(port)
+        bindaddress 127.0.0.1
+        allow 127.0.0.1
+        local stratum 3
+        cmdport 0
+        bindcmdaddress /
+        pidfile \(directory)/chronyd.pid
+        driftfile \(directory)/chrony.drift
+        """
+    try configuration.write(toFile: "\(directory)/chrony.conf", atomically: true, encoding: .utf8)
+}

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TimeSync
 
 /// Builders for test samples.
@@ -32,22 +31,24 @@ enum Fixture {
 }
 
 /// A calibration store in memory.
-final class MemoryStore: CalibrationStore {
-    private let data: Mutex<Data?>
+final class MemoryStore: CalibrationStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?  // guarded by `lock` (NSLock: ThreadSanitizer sees it)
 
     init(_ data: Data? = nil) {
-        self.data = Mutex(data)
+        self.data = data
     }
 
-    func load() throws -> Data? { data.withLock { $0 } }
-    func save(_ data: Data) throws { self.data.withLock { $0 = data } }
-    func remove() throws { data.withLock { $0 = nil } }
+    func load() throws -> Data? { lock.withLock { data } }
+    func save(_ data: Data) throws { lock.withLock { self.data = data } }
+    func remove() throws { lock.withLock { data = nil } }
 }
 
 /// The clock's warnings.
-final class WarningLog: Sendable {
-    private let messages = Mutex<[String]>([])
+final class WarningLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [String] = []  // guarded by `lock`
 
-    func record(_ message: String) { messages.withLock { $0.append(message) } }
-    var all: [String] { messages.withLock { $0 } }
+    func record(_ message: String) { lock.withLock { messages.append(message) } }
+    var all: [String] { lock.withLock { messages } }
 }
