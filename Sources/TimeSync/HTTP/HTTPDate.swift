@@ -213,7 +213,12 @@ public enum HTTPDate {
         }
         let days = CivilDate.days(year: year, month: month, day: Int(day))
         guard Int((days + 4).flooredModulo(7)) == weekday else { throw HTTPDateError(.weekdayMismatch) }
-        return UnixTime(seconds: days * 86_400 + hour * 3600 + minute * 60 + second)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        // A leap second at the end of the last supported year would name the first second after it.
+        guard seconds < CivilDate.days(year: supportedYears.upperBound + 1, month: 1, day: 1) * 86_400 else {
+            throw HTTPDateError(.invalidYear)
+        }
+        return UnixTime(seconds: seconds)
     }
 }
 

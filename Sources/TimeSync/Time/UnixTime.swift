@@ -16,19 +16,24 @@ public struct UnixTime: Sendable, Hashable, Comparable, Codable {
         self.nanoseconds = nanoseconds
     }
 
-    /// Creates a time from whole and fractional seconds since the Unix epoch.
+    /// Creates a time from whole and fractional seconds since the Unix epoch, saturating at the ends
+    /// of the representable range (1677-09-21 to 2262-04-11).
     public init(seconds: Int64, nanoseconds: Int64 = 0) {
-        self.nanoseconds = seconds &* 1_000_000_000 &+ nanoseconds
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        self.nanoseconds = overflow ? (seconds < 0 ? .min : .max) : whole.saturatingAdd(nanoseconds)
     }
 
-    /// Creates a time from milliseconds since the Unix epoch (seed 001's `Response-Timestamp`).
+    /// Creates a time from milliseconds since the Unix epoch (a millisecond `Response-Timestamp`
+    /// header), saturating at the ends of the representable range.
     public init(milliseconds: Int64) {
-        self.nanoseconds = milliseconds &* 1_000_000
+        let (whole, overflow) = milliseconds.multipliedReportingOverflow(by: 1_000_000)
+        self.nanoseconds = overflow ? (milliseconds < 0 ? .min : .max) : whole
     }
 
-    /// Creates a time from a Foundation `Date`, rounded to the nearest nanosecond.
+    /// Creates a time from a Foundation `Date`, rounded to the nearest nanosecond and saturating at
+    /// the ends of the representable range (`Date.distantFuture` is 2262-04-11).
     public init(_ date: Date) {
-        self.nanoseconds = Int64((date.timeIntervalSince1970 * 1e9).rounded())
+        self.nanoseconds = Int64(clamping: date.timeIntervalSince1970 * 1e9)
     }
 
     /// Whole seconds since the epoch, rounded toward negative infinity.

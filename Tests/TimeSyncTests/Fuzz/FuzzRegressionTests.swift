@@ -36,6 +36,36 @@ import TimeSync
         }
     }
 
+    // MARK: http-date
+
+    /// `http-date/leap-second-at-the-end-of-2261`: a leap second closing the last supported year named
+    /// a second in 2262, which formats as a date the parser refuses. It is refused itself now; the
+    /// same leap second a year earlier still parses, as the two seconds it may be.
+    @Test func aLeapSecondPastTheSupportedYears() async {
+        await #expect(processExitsWith: .success) {
+            let reference = UnixTime(seconds: 1_767_225_600)
+            #expect(throws: HTTPDateError.self) { try HTTPDate.parse("Tue, 31 Dec 2261 23:59:60 GMT", reference: reference) }
+            let earlier = try HTTPDate.interval("Mon, 31 Dec 2260 23:59:60 GMT", reference: reference)
+            #expect(earlier.length == .seconds(2))
+            #expect(try HTTPDate.parse(HTTPDate.imfFixdate(earlier.start), reference: reference) == earlier.start)
+        }
+    }
+
+    /// Times built from extreme seconds, milliseconds or a `Date` saturate instead of wrapping or
+    /// trapping (`Date.distantFuture` is past 2262).
+    @Test func extremeConversionsSaturate() async {
+        await #expect(processExitsWith: .success) {
+            #expect(UnixTime(seconds: .max) == UnixTime(nanoseconds: .max))
+            #expect(UnixTime(seconds: .min) == UnixTime(nanoseconds: .min))
+            #expect(UnixTime(seconds: 9_223_372_036, nanoseconds: 999_999_999) == UnixTime(nanoseconds: .max))
+            #expect(UnixTime(milliseconds: .max) == UnixTime(nanoseconds: .max))
+            #expect(UnixTime(milliseconds: .min) == UnixTime(nanoseconds: .min))
+            #expect(UnixTime(Date.distantFuture) == UnixTime(nanoseconds: .max))
+            #expect(UnixTime(Date.distantPast) == UnixTime(nanoseconds: .min))
+            #expect(UnixTime(Date(timeIntervalSince1970: .nan)) == UnixTime(nanoseconds: 0))
+        }
+    }
+
     // MARK: estimator
 
     /// `estimator/exchange-t1-at-int64-min` and `estimator/timestamp-t1-at-int64-min`: a request
