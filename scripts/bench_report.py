@@ -171,7 +171,7 @@ def simulate_section(path, docs):
     lines = ["## 5. Strategies in the simulator", "",
              "Every strategy on the same seeded sample stream per scenario (`timesync simulate`), judged against "
              "ground truth. Errors are |estimate − truth| over every reading; coverage is the share of readings whose "
-             "bounds hold the truth. `wall-clock-latest` is seed 001 as published (anchored on the wall clock).", ""]
+             "bounds hold the truth. `wall-clock-latest` is the common hand-rolled approach (anchored on the wall clock).", ""]
     for report in reports:
         lines += [f"### {report['scenario']}", "",
                   f"{report['samples']} samples, {report['readings']} readings, seed {report['seed']}.", "",

@@ -1,7 +1,7 @@
 import TimeSync
 
-/// Calibrates against servers you don't control from their `Date` header alone (seed 000, and
-/// ServerSync's Google calibration in seed 002), with sub-second refinement.
+/// Calibrates against servers you don't control (a public HTTPS site, a CDN) from their `Date` header
+/// alone, with sub-second refinement.
 ///
 /// 1. Probe: every source gets one request (two when there are several sources, the first of which
 ///    opens the connection); the source with the lowest delay wins, since a `Date` sample can never

@@ -211,7 +211,7 @@ func clientRequest() -> [UInt8] {
         }
     }
 
-    /// The audit's case: chronyd serves the port (with `SO_REUSEPORT`); our server must not join it.
+    /// chronyd serves the port (with `SO_REUSEPORT`): our server must refuse it, not silently share it.
     @Test(.enabled(if: Interop.shouldRun), .timeLimit(.minutes(1)))
     func portServedByChronydIsRefused() async throws {
         let chronyd = try #require(Interop.chronyd, "chronyd is missing: run scripts/install-test-deps")

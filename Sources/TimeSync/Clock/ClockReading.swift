@@ -42,13 +42,13 @@ public struct ClockReading: Sendable, Hashable {
         .nanoseconds(max(serverTime.nanoseconds.saturatingSubtract(earliest.nanoseconds),
                          latest.nanoseconds.saturatingSubtract(serverTime.nanoseconds)))
     }
-    /// Unix time in whole seconds (seed 000's `getServerTime()`).
+    /// Unix time in whole seconds.
     public var unixSeconds: Int64 { serverTime.seconds }
-    /// Unix time in milliseconds (seed 001's `currentTimeStamp`).
+    /// Unix time in milliseconds.
     public var unixMilliseconds: Int64 { serverTime.milliseconds }
     /// Unix time in nanoseconds.
     public var unixNanoseconds: Int64 { serverTime.nanoseconds }
-    /// The estimate as a Foundation `Date` (seed 001's `currentTime`).
+    /// The estimate as a Foundation `Date`.
     public var date: Date { serverTime.date }
 
     /// Where the reading stands relative to a server-time window, such as a promotion.

@@ -155,7 +155,7 @@ public final class ServerClock: Clock, Sendable {
 
     public var minimumResolution: Duration { .nanoseconds(1) }
 
-    // MARK: Conversions (ServerSync's toServerTime / toClientTime)
+    // MARK: Conversions between server time and device time
 
     /// The server time that corresponds to a device wall-clock time.
     public func serverTime(forDeviceTime deviceTime: UnixTime) -> UnixTime {

@@ -1,5 +1,5 @@
 /// A countdown to a deadline, as an `AsyncSequence` of ticks aligned to whole ticks of remaining time
-/// (seed 003's flash-sale countdown).
+/// (a flash sale's "starts in 02:14:07").
 ///
 /// The remaining time is recomputed from the monotonic clock at every tick, never counted down by
 /// hand: changing the wall clock does nothing, and after the device sleeps the next tick shows the right

@@ -3,11 +3,11 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
     /// Per-source interval intersection with drift correction, combined across sources by a
     /// Marzullo-style majority. The default, and the only one with honest bounds in every case.
     case intersection
-    /// The latest sample wins (seed 001, `HAMDateTimeUtils`).
+    /// The latest sample wins (what most hand-rolled clients do).
     case latest
-    /// The sample with the lowest delay ever seen wins (seed 000, `TimeUtils`).
+    /// The sample with the lowest delay ever seen wins.
     case lowestDelay
-    /// An exponential moving average of sample midpoints (seed 002, ServerSync) with weight `alpha`
+    /// An exponential moving average of sample midpoints with weight `alpha`
     /// for the newest sample.
     case ema(alpha: Double)
     /// Kronos-style, for comparison: the median across servers of each server's lowest-delay sample.
@@ -15,7 +15,7 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
     /// timesync.js-style, for comparison: the mean of recent samples within one standard deviation.
     case timesyncJS
 
-    /// TimeSync's strategy and the seed documents' ones, with the EMA at its default weight.
+    /// TimeSync's strategy and the common simple ones, with the EMA at its default weight.
     public static let all: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: EMAEstimator.defaultAlpha)]
     /// ``all`` plus the strategies of other libraries, for comparison.
     public static let comparison: [Strategy] = all + [.kronos, .timesyncJS]

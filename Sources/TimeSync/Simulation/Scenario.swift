@@ -225,7 +225,7 @@ extension SimulationScenario {
             Wi-Fi path as in `wifi`; the user sets the device clock +1 h, -1 h, +1 day and -1 day at \
             10, 20, 30 and 40 minutes (the classic trick to cheat a countdown or a daily reward). \
             Readings anchored on the monotonic clock must not notice; `wall-clock-latest` shows what \
-            a wall-clock anchored implementation (seed 001 as published) does. Oscillator 10 ppm.
+            a wall-clock anchored implementation (the common hand-rolled approach) does. Oscillator 10 ppm.
             """,
         duration: 3600, pollInterval: 16,
         forward: wifiDelay, backward: wifiDelay,

@@ -6,8 +6,8 @@
 /// strategies are judged against is the first server's clock. Every strategy sees the same sample
 /// stream, generated once from the seed.
 public enum Simulation {
-    /// A simulator-only baseline: seed 001 as published, caching `server − local wall clock` from the
-    /// latest sample, so it follows every jump of the wall clock.
+    /// A simulator-only baseline: the common hand-rolled approach that caches `server − local wall
+    /// clock` from the latest sample, so it follows every jump of the wall clock.
     public static let wallClockBaseline = "wall-clock-latest"
 
     /// Runs every strategy on the scenario.
@@ -46,7 +46,7 @@ public enum Simulation {
                     case .noSamples: calibrations[index] = nil
                     }
                 }
-                // Seed 001: server − local wall clock, taken at the reply.
+                // The wall-clock baseline: server − local wall clock, taken at the reply.
                 let wallAtReply = world.wall(at: samples[next].arrival)
                 wallBaseline = (
                     sample.offset.midpoint + sample.time.nanoseconds - wallAtReply.nanoseconds,

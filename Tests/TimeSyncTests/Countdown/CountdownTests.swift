@@ -98,7 +98,7 @@ import TimeSync
     }
 
     @Test func remainingTimeWithUncertainty() async throws {
-        // Seed 003: "starts in 60 s" (truncated to whole seconds) received 200 ms after asking.
+        // A server's "starts in 60 s" (truncated to whole seconds) received 200 ms after asking.
         let base = ManualTimeBase()
         let sent = base.monotonicNow()
         base.advance(by: .milliseconds(200))

@@ -55,7 +55,7 @@ import TimeSync
     }
 
     @Test func stampedWithProcessingTime() throws {
-        // Seed 002: the server reports its time as late as possible and the time it spent.
+        // A JSON body's convention: the server reports its time as late as possible and the time it spent.
         let t1 = Fixture.at(0)
         let t4 = Fixture.at(0.1)
         let server = UnixTime(nanoseconds: t1.nanoseconds + 3 * Fixture.second + 60 * Fixture.millisecond)

@@ -15,7 +15,7 @@ import TimeSync
     }
 
     /// The acceptance bar of the core: honest bounds everywhere, and on the hard scenarios a p99 error
-    /// at most half the best seed strategy's. The simulator is deterministic, so these are exact
+    /// at most half the best other strategy's. The simulator is deterministic, so these are exact
     /// regressions checks, not timing assertions.
     @Test(arguments: ["lan", "wifi", "mobile", "asymmetric", "falsetickers", "offline-drift", "tamper"])
     func defaultStrategyMeetsTheBar(name: String) throws {
@@ -26,7 +26,7 @@ import TimeSync
         #expect(ours.readings > 0)
         if ["mobile", "falsetickers", "offline-drift"].contains(name) {
             let best = ["latest", "lowest-delay", "ema"].compactMap { report.result($0)?.p99Error }.min()!
-            #expect(ours.p99Error <= 0.5 * best, "p99 \(ours.p99Error) vs best seed strategy \(best)")
+            #expect(ours.p99Error <= 0.5 * best, "p99 \(ours.p99Error) vs best other strategy \(best)")
         }
     }
 

@@ -1,4 +1,4 @@
-/// Seed 001 (`HAMDateTimeUtils`): the latest sample is the calibration.
+/// The latest sample is the calibration (what most hand-rolled clients do).
 ///
 /// All sources form one stream. Bounds are the sample's own, widened at the maximum drift as it ages;
 /// no rate is measured.
@@ -29,7 +29,7 @@ public struct LatestEstimator: OffsetEstimator {
     }
 }
 
-/// Seed 000 (`TimeUtils`): only a response faster than the fastest seen so far recalibrates.
+/// Only a response faster than the fastest seen so far recalibrates.
 ///
 /// All sources form one stream. Bounds are the chosen sample's own, widened at the maximum drift as it
 /// ages; no rate is measured.
@@ -59,15 +59,15 @@ public struct LowestDelayEstimator: OffsetEstimator {
     }
 }
 
-/// Seed 002 (ServerSync): an exponential moving average of the sample midpoints,
+/// An exponential moving average of the sample midpoints,
 /// `θ ← α·θ_sample + (1 − α)·θ`.
 ///
 /// All sources form one stream. An average has no hard bounds: the reported bounds are the average of
 /// the samples' half-widths around the estimate, widened at the maximum drift as they age. The
 /// simulator measures how often that holds.
 public struct EMAEstimator: OffsetEstimator {
-    /// The weight of the newest sample when none is given. ServerSync does not publish its weight; 0.2
-    /// gives the newest sample the weight of about the last five.
+    /// The weight of the newest sample when none is given: 0.2 gives the newest sample the weight of
+    /// about the last five.
     public static let defaultAlpha = 0.2
 
     public let configuration: EstimatorConfiguration
