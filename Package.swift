@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "TimeSync", targets: ["TimeSync"]),
         .library(name: "TimeSyncNTP", targets: ["TimeSyncNTP"]),
         .library(name: "TimeSyncHTTP", targets: ["TimeSyncHTTP"]),
+        .library(name: "TimeSyncAsyncHTTPClient", targets: ["TimeSyncAsyncHTTPClient"]),
         .library(name: "TimeSyncHummingbird", targets: ["TimeSyncHummingbird"]),
         .executable(name: "timesync", targets: ["timesync"]),
     ],
@@ -38,13 +39,22 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // HTTP without SwiftNIO: the observer, the header, the URLSession adapter (what an app needs).
         .target(
             name: "TimeSyncHTTP",
             dependencies: [
                 "TimeSync",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
+            ]
+        ),
+        // Active HTTP measurement on AsyncHTTPClient (servers, the CLI).
+        .target(
+            name: "TimeSyncAsyncHTTPClient",
+            dependencies: [
+                "TimeSync",
+                "TimeSyncHTTP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -67,6 +77,7 @@ let package = Package(
                 "TimeSync",
                 "TimeSyncNTP",
                 "TimeSyncHTTP",
+                "TimeSyncAsyncHTTPClient",
                 "TimeSyncHummingbird",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -85,7 +96,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncHTTPTests",
             dependencies: [
-                "TimeSync", "TimeSyncHTTP", "TimeSyncHummingbird",
+                "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -25,6 +25,11 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
         self.sampleError = sampleError
     }
 
+    /// The same kind of error with a detail for humans (which value, how long was waited).
+    public func withDetail(_ detail: String) -> HTTPTimeError {
+        HTTPTimeError(code, detail: detail, dateError: dateError, sampleError: sampleError)
+    }
+
     /// Two errors are equal when they are the same kind (details aside).
     public static func == (lhs: HTTPTimeError, rhs: HTTPTimeError) -> Bool { lhs.code == rhs.code }
 

@@ -2,8 +2,8 @@ import HTTPTypes
 import TimeSync
 
 extension ServerClock {
-    /// Feeds a measurement's samples (from ``HTTPTimeSource/measure(samples:)`` or
-    /// ``HTTPDateCalibrator/run()``) to the clock, oldest first.
+    /// Feeds a measurement's samples (from an active measurement, such as `HTTPTimeSource` of
+    /// TimeSyncAsyncHTTPClient) to the clock, oldest first.
     /// - Parameter measurement: The measurement.
     public func calibrate(with measurement: HTTPTimeMeasurement) {
         for sample in measurement.samples { calibrate(with: sample) }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import TimeSync
+import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 
 /// Runs `timesync query http(s)://HOST[:PORT][/PATH]`.

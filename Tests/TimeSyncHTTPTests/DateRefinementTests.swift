@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 
 /// A server whose clock reads monotonic + `theta` and stamps a one-second `Date` somewhere inside

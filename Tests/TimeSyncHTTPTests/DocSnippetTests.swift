@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import TimeSync
+import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 
 /// The Node and Python snippets of `docs/http-time-header.md`, extracted and run as real servers

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 
 /// Responses as an attacker or a careless server sends them: each gets a typed error and changes

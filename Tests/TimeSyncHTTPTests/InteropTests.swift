@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Testing
 import TimeSync
+import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 
 /// Real servers in child processes under libfaketime, on loopback.

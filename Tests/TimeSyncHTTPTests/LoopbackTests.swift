@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 import TimeSync
+import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 import TimeSyncHummingbird
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import TimeSync
+import TimeSyncHTTP
 
 /// An active HTTP time source on AsyncHTTPClient: sends `GET` requests to one endpoint and turns
 /// each response into a sample.
@@ -40,7 +41,7 @@ public struct HTTPTimeSource: Sendable {
         timeBase: any TimeBase = SystemTimeBase(), timeout: Duration = .seconds(5),
         nonce: @escaping @Sendable () -> String = { HTTPTimeNonce.random() }, logger: Logger
     ) throws(HTTPTimeError) {
-        guard let source = Self.sourceName(url) else { throw HTTPTimeError(.invalidURL, detail: url) }
+        guard let source = Self.sourceName(url) else { throw HTTPTimeError.invalidURL.withDetail(url) }
         self.url = url
         self.source = source
         self.client = client
@@ -111,14 +112,12 @@ public struct HTTPTimeSource: Sendable {
             defer { group.cancelAll() }
             guard let first = try await group.next(), let result = first else {
                 let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds &- started.nanoseconds)
-                throw HTTPTimeError(
-                    .timeout,
-                    detail: "\(source): \(progress.hasHead ? "the body did not complete" : "no response head") after \(Self.seconds(waited))")
+                throw HTTPTimeError.timeout.withDetail("\(source): \(progress.hasHead ? "the body did not complete" : "no response head") after \(Self.seconds(waited))")
             }
             return result
         }
         let headers = head.headers.map { (name: $0.name, value: $0.value) }
-        let hasTimeHeader = headers.contains { $0.name.caseInsensitiveEquals(HTTPTimeHeader.name) }
+        let hasTimeHeader = head.headers.contains(name: HTTPTimeHeader.name)
         let status = Int(head.status.code)
         let observer = HTTPTimeObserver(source: source, policy: policy, timeBase: timeBase)
         let result: Result<HTTPTimeObservation, HTTPTimeError>
@@ -165,7 +164,7 @@ public struct HTTPTimeSource: Sendable {
     ///   transport errors of the first request, or of the last one when every request failed;
     ///   `CancellationError`.
     public func measure(samples: Int) async throws -> HTTPTimeMeasurement {
-        guard samples >= 1 else { throw HTTPTimeError(.invalidArgument, detail: "samples must be at least 1") }
+        guard samples >= 1 else { throw HTTPTimeError.invalidArgument.withDetail("samples must be at least 1") }
         let warm = try await exchange()
         if policy == .dateOnly || (!warm.hasTimeHeader && policy == .preferTimeHeader) {
             var calibrator = HTTPDateCalibrator(sources: [self], maxRequests: samples + 1)
@@ -175,7 +174,7 @@ public struct HTTPTimeSource: Sendable {
         }
         var accepted: [OffsetSample] = []
         var rejected = 0
-        var lastError: any Error = HTTPTimeError(.noUsableSamples)
+        var lastError: any Error = HTTPTimeError.noUsableSamples
         for _ in 0..<samples {
             switch try await attempt() {
             case .success(let observation): accepted.append(observation.sample)

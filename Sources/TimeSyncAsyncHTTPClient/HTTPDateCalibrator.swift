@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncHTTP
 
 /// Calibrates against servers you don't control (a public HTTPS site, a CDN) from their `Date` header
 /// alone, with sub-second refinement.
@@ -49,14 +50,14 @@ public struct HTTPDateCalibrator: Sendable {
 
     /// Runs with a sample already taken (by ``HTTPTimeSource/measure(samples:)``'s first request).
     func run(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> HTTPTimeMeasurement {
-        guard !sources.isEmpty else { throw HTTPTimeError(.invalidArgument, detail: "no sources") }
+        guard !sources.isEmpty else { throw HTTPTimeError.invalidArgument.withDetail("no sources") }
         let probesPerSource = sources.count > 1 ? 2 : 1
         guard maxRequests >= requestsUsed + (seed == nil ? sources.count * probesPerSource : 0) else {
-            throw HTTPTimeError(.invalidArgument, detail: "request budget too small for the probes")
+            throw HTTPTimeError.invalidArgument.withDetail("request budget too small for the probes")
         }
         var requests = requestsUsed
         var rejected = 0
-        var lastError: any Error = HTTPTimeError(.noUsableSamples)
+        var lastError: any Error = HTTPTimeError.noUsableSamples
         var probes: [[OffsetSample]] = Array(repeating: [], count: sources.count)
         if let seed {
             probes[seed.index].append(seed.sample)
@@ -77,7 +78,7 @@ public struct HTTPDateCalibrator: Sendable {
         let source = sources[chosen]
         var refinement = DateRefinement(resolution: HTTPDate.resolution, maxDrift: maxDrift)
         for sample in probes[chosen] {
-            do { try refinement.add(sample) } catch { throw HTTPTimeError(.inconsistentSamples) }
+            do { try refinement.add(sample) } catch { throw HTTPTimeError.inconsistentSamples }
         }
         let slack = targetWidth.nanosecondsClamped
         while requests < maxRequests, refinement.canImprove(slack: slack) {
@@ -86,7 +87,7 @@ public struct HTTPDateCalibrator: Sendable {
             requests += 1
             switch try await source.attempt(policy: .dateOnly) {
             case .success(let observation):
-                do { try refinement.add(observation.sample) } catch { throw HTTPTimeError(.inconsistentSamples) }
+                do { try refinement.add(observation.sample) } catch { throw HTTPTimeError.inconsistentSamples }
             case .failure:
                 rejected += 1
             }
