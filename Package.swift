@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
         .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        // `swift package --disable-sandbox generate-documentation --target TimeSync`
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         // The core: no third-party dependency, no network I/O.

@@ -34,12 +34,13 @@ public struct HTTPTimeSource: Sendable {
     ///   - timeBase: The clocks; the monotonic clock stamps send and receive.
     ///   - timeout: The limit for one request.
     ///   - nonce: Makes the nonce of each request (seeded in tests).
-    ///   - logger: Where to log rejected responses.
+    ///   - logger: Where to log rejected responses (by default nowhere).
     /// - Throws: ``HTTPTimeError/invalidURL`` for anything but an absolute http(s) URL with a host.
     public init(
         url: String, client: HTTPClient = .shared, policy: HTTPTimeHeaderPolicy = .preferTimeHeader,
         timeBase: any TimeBase = SystemTimeBase(), timeout: Duration = .seconds(5),
-        nonce: @escaping @Sendable () -> String = { HTTPTimeNonce.random() }, logger: Logger
+        nonce: @escaping @Sendable () -> String = { HTTPTimeNonce.random() },
+        logger: Logger = Logger(label: "timesync.http", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(HTTPTimeError) {
         guard let source = Self.sourceName(url) else { throw HTTPTimeError.invalidURL.withDetail(url) }
         self.url = url

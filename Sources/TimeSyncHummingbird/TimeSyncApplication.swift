@@ -106,6 +106,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         processesRunBeforeServerStart.append(process)
     }
 
+    /// Called once the server listens on `channel`; runs the `onServerRunning` closure given at creation.
     public func onServerRunning(_ channel: any Channel) async {
         await onServerRunningCallback(channel)
     }

@@ -77,7 +77,7 @@ public enum WindowPosition: String, Sendable, Hashable, Codable {
     case uncertain
 }
 
-/// What happens to a ``ServerClock``, as an `AsyncSequence` from ``ServerClock/events()``.
+/// What happens to a ``ServerClock``, as an `AsyncSequence` from ``ServerClock/events(bufferingNewest:)``.
 public enum ServerClockEvent: Sendable, Hashable {
     /// A sample produced a calibration; the reading is taken at that moment.
     case calibrated(ClockReading)
@@ -91,8 +91,11 @@ public enum ServerClockEvent: Sendable, Hashable {
     case noMajority(sources: Int, largestAgreeing: Int)
     /// A sample was rejected; the clock is unchanged.
     case sampleRejected(source: String, reason: String)
-    /// A stored calibration was restored at start.
+    /// A stored calibration was restored at start. The clock's initializer restores before anyone can
+    /// subscribe, so a subscriber sees this only from a later restore; check ``ServerClock/isSynchronized``
+    /// after creating the clock instead.
     case restored(Calibration)
-    /// A stored calibration was not used (another boot session, unreadable or corrupt).
+    /// A stored calibration was not used (another boot session, unreadable or corrupt). Sent while the
+    /// clock is created, before anyone can subscribe: the initializer's `onWarning` receives it.
     case storeIgnored(reason: String)
 }

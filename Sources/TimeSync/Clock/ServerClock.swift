@@ -19,7 +19,9 @@ import Foundation
 /// no allocation, and on Linux no lock (readers use a sequence lock). Calibrating takes a lock and may
 /// write the store.
 public final class ServerClock: Clock, Sendable {
+    /// A point in server time.
     public typealias Instant = UnixTime
+    /// A span of time.
     public typealias Duration = Swift.Duration
 
     /// Settings of a ``ServerClock``.
@@ -153,6 +155,7 @@ public final class ServerClock: Clock, Sendable {
     /// Where the server time now stands relative to a window (a promotion's start and end).
     public func position(in window: Range<UnixTime>) -> WindowPosition { reading().position(in: window) }
 
+    /// One nanosecond: the resolution of ``UnixTime``.
     public var minimumResolution: Duration { .nanoseconds(1) }
 
     // MARK: Conversions between server time and device time

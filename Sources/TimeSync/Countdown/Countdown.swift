@@ -72,6 +72,7 @@ public struct Countdown: AsyncSequence, Sendable {
         }
     }
 
+    /// Starts the ticks: the first is at once, the next at each whole tick of remaining time.
     public func makeAsyncIterator() -> Iterator { Iterator(countdown: self) }
 
     /// Produces the ticks.

@@ -15,7 +15,7 @@
 /// against it is taken, and the contradicted older samples are dropped. One outlier never wins.
 ///
 /// Across sources, Marzullo's algorithm finds the offset region most sources agree on; sources outside
-/// it are falsetickers. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority``:
+/// it are falsetickers. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority(sources:largestAgreeing:)``:
 /// no time is better than a wrong one.
 public struct IntersectionEstimator: OffsetEstimator {
     /// The per-source fit at the source's newest sample.
@@ -26,6 +26,7 @@ public struct IntersectionEstimator: OffsetEstimator {
         var rate: RateInterval
     }
 
+    /// The drift bound, window size and source timeout it works with.
     public let configuration: EstimatorConfiguration
     private var windows: [String: [OffsetSample]] = [:]
     private var fits: [String: SourceFit] = [:]

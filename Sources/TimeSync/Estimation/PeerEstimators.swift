@@ -5,6 +5,7 @@ public struct KronosEstimator: OffsetEstimator {
     /// Kronos sends four packets per server and keeps the fastest.
     public static let samplesPerServer = 4
 
+    /// The drift bound, window size and source timeout it works with.
     public let configuration: EstimatorConfiguration
     private var recent: [String: [OffsetSample]] = [:]
 
@@ -41,6 +42,7 @@ public struct TimesyncJSEstimator: OffsetEstimator {
     /// How many samples the average looks at.
     public static let windowSize = 10
 
+    /// The drift bound, window size and source timeout it works with.
     public let configuration: EstimatorConfiguration
     private var window: [OffsetSample] = []
 

@@ -3,6 +3,7 @@
 /// All sources form one stream. Bounds are the sample's own, widened at the maximum drift as it ages;
 /// no rate is measured.
 public struct LatestEstimator: OffsetEstimator {
+    /// The drift bound, window size and source timeout it works with.
     public let configuration: EstimatorConfiguration
     private var latest: OffsetSample?
 
@@ -34,6 +35,7 @@ public struct LatestEstimator: OffsetEstimator {
 /// All sources form one stream. Bounds are the chosen sample's own, widened at the maximum drift as it
 /// ages; no rate is measured.
 public struct LowestDelayEstimator: OffsetEstimator {
+    /// The drift bound, window size and source timeout it works with.
     public let configuration: EstimatorConfiguration
     private var best: OffsetSample?
 
@@ -70,6 +72,7 @@ public struct EMAEstimator: OffsetEstimator {
     /// about the last five.
     public static let defaultAlpha = 0.2
 
+    /// The drift bound, window size and source timeout it works with.
     public let configuration: EstimatorConfiguration
     /// The weight of the newest sample, in (0, 1].
     public let alpha: Double

@@ -1,7 +1,7 @@
 /// One outstanding NTP client request and the checks its reply must pass (RFC 5905, RFC 4330).
 ///
 /// Sans-IO: the transport stamps the monotonic clock when it sends ``packet`` (t1) and when a datagram
-/// arrives (t4), and hands the bytes to ``accept(_:receivedAt:limits:)``. The transmit timestamp sent
+/// arrives (t4), and hands the bytes to `accept(_:receivedAt:limits:)`. The transmit timestamp sent
 /// carries the wall clock's seconds and a random fraction, so an off-path attacker cannot guess the
 /// origin timestamp a genuine reply echoes; t1 itself never leaves the device.
 public struct NTPClientRequest: Sendable, Hashable {
@@ -131,7 +131,7 @@ public struct NTPReplyLimits: Sendable, Hashable {
     }
 }
 
-/// A server reply that passed every check of ``NTPClientRequest/accept(_:receivedAt:limits:)``.
+/// A server reply that passed every check of `NTPClientRequest.accept(_:receivedAt:limits:)`.
 public struct NTPReply: Sendable, Hashable {
     /// The packet as received.
     public var packet: NTPPacket

@@ -3,7 +3,7 @@
 ///
 /// Decoding never traps on bad bytes: a packet shorter than 48 bytes or with a malformed extension
 /// area throws ``NTPPacketError``. Decoding checks structure only; whether a reply may be used is
-/// decided by ``NTPClientRequest/accept(_:receivedAt:limits:)``.
+/// decided by `NTPClientRequest.accept(_:receivedAt:limits:)`.
 public struct NTPPacket: Sendable, Hashable {
     /// The size of the header and the smallest valid packet, in bytes.
     public static let headerSize = 48

@@ -2,7 +2,7 @@
 ///
 /// Like swift-clocks' `TestClock`: sleepers wake when ``advance(by:)`` moves the monotonic clock past
 /// their deadline. The wall clock moves with the monotonic clock and can also jump on its own
-/// (``jumpWall(by:)``), as when a user changes the device's time. ``reboot(bootSessionID:)`` starts a
+/// (``jumpWall(by:)``), as when a user changes the device's time. ``reboot(bootSessionID:monotonic:)`` starts a
 /// new boot session.
 public final class ManualTimeBase: TimeBase {
     private struct Sleeper: Sendable {
