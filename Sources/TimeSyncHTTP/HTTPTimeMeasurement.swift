@@ -52,16 +52,13 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     /// The lowest network delay among the samples, in nanoseconds.
     public var delay: Int64 { samples.map(\.delay).min() ?? 0 }
 
-    /// The user-facing offset: server time − the device's wall clock, from a wall/monotonic pair read
-    /// together (offset_wall = θ + monotonic − wall).
-    /// - Parameters:
-    ///   - monotonic: A monotonic reading.
-    ///   - wall: The wall clock read at the same moment.
+    /// The user-facing offset: server time − the device's wall clock, converted with a wall clock
+    /// read between two monotonic readings (``TimeBase/wallClockPair()``), whose gap widens the bounds.
+    /// - Parameter pair: The clocks read together; take it right before use.
     /// - Returns: The estimate and the bounds of server − wall clock, in nanoseconds (positive when
     ///   the server is ahead).
-    public func wallOffset(monotonic: MonotonicInstant, wall: UnixTime) -> (estimate: Int64, bounds: OffsetInterval) {
-        let (estimate, bounds) = calibration.offset(at: monotonic)
-        let shift = monotonic.nanoseconds &- wall.nanoseconds
-        return (estimate &+ shift, bounds.shifted(by: shift))
+    public func wallOffset(_ pair: WallClockPair) -> (estimate: Int64, bounds: OffsetInterval) {
+        let (estimate, bounds) = calibration.offset(at: pair.monotonic)
+        return pair.wallOffset(estimate: estimate, bounds: bounds)
     }
 }

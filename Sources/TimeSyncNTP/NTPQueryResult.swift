@@ -41,18 +41,13 @@ public struct NTPQueryResult: Sendable {
         server: NTPServerAddress, address: SocketAddress, calibration: Calibration, replies: [NTPReply],
         samples: [OffsetSample], timeBase: any TimeBase
     ) {
-        let before = timeBase.monotonicNow()
-        let wall = timeBase.wallNow()
-        let after = timeBase.monotonicNow()
-        let readGap = after.nanoseconds.subtracting(saturating: before.nanoseconds)
-        let monotonic = MonotonicInstant(nanoseconds: before.nanoseconds + readGap / 2)
-        let (estimate, bounds) = calibration.offset(at: monotonic)
-        let shift = monotonic.nanoseconds.subtracting(saturating: wall.nanoseconds)
-        let wallBounds = bounds.shifted(by: shift).widened(by: readGap / 2 + readGap % 2)
+        let pair = timeBase.wallClockPair()
+        let (thetaEstimate, thetaBounds) = calibration.offset(at: pair.monotonic)
+        let (estimate, wallBounds) = pair.wallOffset(estimate: thetaEstimate, bounds: thetaBounds)
         let last = replies[replies.count - 1]
         self.server = server
         self.address = address.ipAddress ?? "\(address)"
-        self.offset = .nanoseconds(wallBounds.clamp(estimate.adding(saturating: shift)))
+        self.offset = .nanoseconds(estimate)
         self.bounds = wallBounds
         self.error = .nanoseconds(wallBounds.halfWidth)
         self.delay = .nanoseconds(samples.map(\.delay).min() ?? 0)
@@ -60,8 +55,8 @@ public struct NTPQueryResult: Sendable {
         self.referenceID = last.packet.referenceID
         self.leap = last.packet.leap
         self.rootDistance = last.rootDistance
-        self.deviceTime = wall
-        self.serverTime = wall.advanced(by: self.offset)
+        self.deviceTime = pair.wall
+        self.serverTime = pair.wall.advanced(by: self.offset)
         self.samples = samples
         self.calibration = calibration
     }

@@ -29,9 +29,9 @@ func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, js
         throw error
     }
     try await client.shutdown()
-    let monotonic = timeBase.monotonicNow()
-    let wall = timeBase.wallNow()
-    let (estimate, bounds) = measurement.wallOffset(monotonic: monotonic, wall: wall)
+    let pair = timeBase.wallClockPair()
+    let wall = pair.wall
+    let (estimate, bounds) = measurement.wallOffset(pair)
     var report = QueryReport(
         server: measurement.source, offset: Double(estimate) / 1e9,
         error: Double(max(estimate - bounds.lower, bounds.upper - estimate)) / 1e9,

@@ -91,7 +91,7 @@ struct DocSnippetTests {
         let source = try HTTPTimeSource(
             url: "http://127.0.0.1:\(port)/", client: http, policy: .timeHeaderOnly, timeBase: timeBase, logger: Logger(label: "client"))
         let measurement = try await source.measure(samples: 6)
-        let (offset, bounds) = measurement.wallOffset(monotonic: timeBase.monotonicNow(), wall: timeBase.wallNow())
+        let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
         let error = offset - shift.nanosecondsClamped
         print("\(label) snippet, shift \(shift): error \(Double(error) / 1e6) ms, bounds ±\(Double(bounds.halfWidth) / 1e6) ms")
         #expect(measurement.rejected == 0)

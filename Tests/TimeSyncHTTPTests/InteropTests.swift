@@ -71,7 +71,7 @@ struct InteropTests {
         let source = try HTTPTimeSource(
             url: "http://127.0.0.1:\(port)/", client: http, policy: .dateOnly, timeBase: timeBase, logger: Logger(label: "client"))
         let measurement = try await source.measure(samples: requests - 1)
-        let (offset, bounds) = measurement.wallOffset(monotonic: timeBase.monotonicNow(), wall: timeBase.wallNow())
+        let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
         return (offset - Self.shift.nanosecondsClamped, measurement, bounds)
     }
 
@@ -107,7 +107,7 @@ struct InteropTests {
             try HTTPTimeSource(url: "http://127.0.0.1:\(port)/", client: http, timeBase: timeBase, logger: Logger(label: "client"))
         }
         let measurement = try await HTTPDateCalibrator(sources: sources, maxRequests: 12).run()
-        let (offset, bounds) = measurement.wallOffset(monotonic: timeBase.monotonicNow(), wall: timeBase.wallNow())
+        let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
         let error = offset - Self.shift.nanosecondsClamped
         print("two Date-only hosts (40 ms and 0 ms extra latency): chose \(measurement.source), error \(Double(error) / 1e6) ms, bounds ±\(Double(bounds.halfWidth) / 1e6) ms, \(measurement.requests) requests, \(measurement.rejected) rejected")
         #expect(measurement.source == "127.0.0.1:\(fastPort)")
@@ -161,7 +161,7 @@ struct InteropTests {
         let timeBase = SystemTimeBase()
         let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: http, timeBase: timeBase, logger: Logger(label: "client"))
         let measurement = try await source.measure(samples: 8)
-        let (offset, bounds) = measurement.wallOffset(monotonic: timeBase.monotonicNow(), wall: timeBase.wallNow())
+        let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
         let error = offset - Self.shift.nanosecondsClamped
         print("timesync serve --http under faketime: error \(Double(error) / 1e6) ms, bounds ±\(Double(bounds.halfWidth) / 1e6) ms")
         #expect(measurement.method == .timeHeader)

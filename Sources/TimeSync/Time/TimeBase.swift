@@ -47,3 +47,59 @@ public struct SystemTimeBase: TimeBase {
 
     public var bootSessionID: String? { BootSession.currentID }
 }
+
+/// The wall clock read together with the monotonic clock: what converts a bound on server − monotonic
+/// time into a bound on server − wall clock.
+///
+/// The two clocks cannot be read at one instant. ``TimeBase/wallClockPair()`` reads the monotonic
+/// clock, the wall clock, the monotonic clock again, and pairs the wall reading with the middle of the
+/// two monotonic ones; ``uncertainty`` is half their gap. A thread preempted between the reads makes
+/// the gap wide, never the conversion wrong.
+public struct WallClockPair: Sendable, Hashable {
+    /// The middle of the two monotonic readings around ``wall``.
+    public var monotonic: MonotonicInstant
+    /// The wall clock.
+    public var wall: UnixTime
+    /// How far ``wall`` may have been read from ``monotonic``, in nanoseconds (never negative).
+    public var uncertainty: Int64
+
+    /// Creates a pair.
+    public init(monotonic: MonotonicInstant, wall: UnixTime, uncertainty: Int64) {
+        self.monotonic = monotonic
+        self.wall = wall
+        self.uncertainty = max(0, uncertainty)
+    }
+
+    /// Converts bounds on θ = server − monotonic time, valid at ``monotonic``, to bounds on server −
+    /// wall clock, widened by ``uncertainty``.
+    /// - Parameters:
+    ///   - estimate: The estimate of θ at ``monotonic``.
+    ///   - bounds: The bounds of θ at ``monotonic``.
+    /// - Returns: The estimate (clamped into the bounds) and the bounds of server − wall clock, in
+    ///   nanoseconds, positive when the server is ahead.
+    public func wallOffset(estimate: Int64, bounds: OffsetInterval) -> (estimate: Int64, bounds: OffsetInterval) {
+        let shift = monotonic.nanoseconds.saturatingSubtract(wall.nanoseconds)
+        let wallBounds = bounds.shifted(by: shift).widened(by: uncertainty)
+        return (wallBounds.clamp(estimate.saturatingAdd(shift)), wallBounds)
+    }
+}
+
+extension TimeBase {
+    /// Reads the wall clock between two monotonic readings (see ``WallClockPair``); when a read is
+    /// interrupted (a gap over 20 µs) it tries again, up to four times, and keeps the tightest.
+    public func wallClockPair() -> WallClockPair {
+        var best: WallClockPair?
+        for _ in 0..<4 {
+            let before = monotonicNow()
+            let wall = wallNow()
+            let after = monotonicNow()
+            let gap = max(0, after.nanoseconds.saturatingSubtract(before.nanoseconds))
+            let pair = WallClockPair(
+                monotonic: MonotonicInstant(nanoseconds: before.nanoseconds.saturatingAdd(gap / 2)), wall: wall,
+                uncertainty: gap - gap / 2)
+            if best.map({ pair.uncertainty < $0.uncertainty }) ?? true { best = pair }
+            if gap <= 20_000 { break }
+        }
+        return best!
+    }
+}
