@@ -78,28 +78,38 @@ struct DateHeaderTests {
     static func observe<App: ApplicationProtocol>(
         _ app: App, ports: AsyncStream<Int>, count: Int, paths: [String] = ["/time", "/missing"]
     ) async throws -> [Observation] {
+        try await withRunning(app, ports: ports) { port, client in
+            let wall = SystemTimeBase()
+            var generator = SeededGenerator(seed: 42)
+            var observations: [Observation] = []
+            for index in 0..<count {
+                let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(paths[index % paths.count])")
+                let sent = wall.wallNow()
+                let response = try await client.execute(request, timeout: .seconds(5))
+                let received = wall.wallNow()
+                _ = try await response.body.collect(upTo: 1 << 16)
+                let date = try #require(response.headers.first(name: "Date"))
+                let header = try HTTPTimeHeader(parsing: try #require(response.headers.first(name: HTTPTimeHeader.name)))
+                observations.append(Observation(date: date, t3: header.serverTransmit, sent: sent, received: received))
+                // Spread over more than a second, at no fixed phase: 0–24 ms apart.
+                try await Task.sleep(for: .milliseconds(Int(generator.next() % 25)))
+            }
+            return observations
+        }
+    }
+
+    /// Runs `app` as a service until `body` returns, handing it the port the app bound and an HTTP
+    /// client.
+    static func withRunning<App: ApplicationProtocol, Value>(
+        _ app: App, ports: AsyncStream<Int>, _ body: (Int, HTTPClient) async throws -> Value
+    ) async throws -> Value {
         let server = Task { try await app.runService(gracefulShutdownSignals: []) }
         defer { server.cancel() }
         var iterator = ports.makeAsyncIterator()
         let port = try #require(await iterator.next())
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         defer { _ = client.shutdown() }
-        let wall = SystemTimeBase()
-        var generator = SeededGenerator(seed: 42)
-        var observations: [Observation] = []
-        for index in 0..<count {
-            let request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(paths[index % paths.count])")
-            let sent = wall.wallNow()
-            let response = try await client.execute(request, timeout: .seconds(5))
-            let received = wall.wallNow()
-            _ = try await response.body.collect(upTo: 1 << 16)
-            let date = try #require(response.headers.first(name: "Date"))
-            let header = try HTTPTimeHeader(parsing: try #require(response.headers.first(name: HTTPTimeHeader.name)))
-            observations.append(Observation(date: date, t3: header.serverTransmit, sent: sent, received: received))
-            // Spread over more than a second, at no fixed phase: 0–24 ms apart.
-            try await Task.sleep(for: .milliseconds(Int(generator.next() % 25)))
-        }
-        return observations
+        return try await body(port, client)
     }
 
     /// A logger for test servers that only reports what is critical (cancelling a server logs errors).
@@ -180,16 +190,12 @@ struct DateHeaderTests {
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { continuation.yield($0.localAddress!.port!) }, timeBase: ManualTimeBase(wall: wall),
             logger: Self.quietLogger("server"))
-        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
-        defer { server.cancel() }
-        var iterator = ports.makeAsyncIterator()
-        let port = try #require(await iterator.next())
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        defer { _ = client.shutdown() }
-        for path in ["/plain", "/missing"] {
-            let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(5))
-            _ = try await response.body.collect(upTo: 1 << 16)
-            #expect(response.headers.first(name: "Date") == "Fri, 21 Nov 2025 05:04:44 GMT")
+        try await Self.withRunning(app, ports: ports) { port, client in
+            for path in ["/plain", "/missing"] {
+                let response = try await client.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)"), timeout: .seconds(5))
+                _ = try await response.body.collect(upTo: 1 << 16)
+                #expect(response.headers.first(name: "Date") == "Fri, 21 Nov 2025 05:04:44 GMT")
+            }
         }
     }
 }
