@@ -27,8 +27,9 @@ public struct SampleConsensus: Sendable, Hashable {
         guard let newest = ordered.last else { throw SampleConsensusError(largestAgreeing: 0, total: 0) }
         let prior = configuration.ratePrior
         let carried = ordered.map { $0.offset(at: newest.time, rate: prior) }
-        guard let selection = Marzullo.select(carried), selection.count * 2 > ordered.count else {
-            throw SampleConsensusError(largestAgreeing: Marzullo.select(carried)?.count ?? 0, total: ordered.count)
+        let largest = Marzullo.select(carried)
+        guard let selection = largest, selection.count * 2 > ordered.count else {
+            throw SampleConsensusError(largestAgreeing: largest?.count ?? 0, total: ordered.count)
         }
         let members = Set(selection.members)
         let agreeing = ordered.indices.filter { members.contains($0) }.map { ordered[$0] }

@@ -67,12 +67,12 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     /// this rate until the rate itself is measured. Default 100 ppm (1e-4), the usual bound for a
     /// quartz oscillator over temperature (and NTP's `PHI` is 15 ppm for a disciplined clock).
     public var maxDrift: Double = 100e-6 {
-        didSet { maxDrift = maxDrift.isFinite ? min(abs(maxDrift), Self.maximumDrift) : 100e-6 }
+        didSet { maxDrift = Self.capped(maxDrift, otherwise: 100e-6) }
     }
     /// How much the local clock's rate may wander from its measured value (temperature, ageing),
     /// added to measured rate bounds on both sides. Default 2 ppm.
     public var rateWander: Double = 2e-6 {
-        didSet { rateWander = rateWander.isFinite ? min(abs(rateWander), Self.maximumDrift) : 2e-6 }
+        didSet { rateWander = Self.capped(rateWander, otherwise: 2e-6) }
     }
     /// How many samples of each source the default strategy keeps. Default 64.
     public var windowSize: Int = 64 {
@@ -84,16 +84,21 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
 
     /// Creates a configuration.
     public init(maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600)) {
-        // A clock off by more than 1 % is broken, not drifting; the cap also keeps rate × elapsed
-        // arithmetic far inside Int64.
-        self.maxDrift = maxDrift.isFinite ? min(abs(maxDrift), Self.maximumDrift) : 100e-6
-        self.rateWander = rateWander.isFinite ? min(abs(rateWander), Self.maximumDrift) : 2e-6
+        self.maxDrift = Self.capped(maxDrift, otherwise: 100e-6)
+        self.rateWander = Self.capped(rateWander, otherwise: 2e-6)
         self.windowSize = max(1, windowSize)
         self.sourceTimeout = sourceTimeout
     }
 
     /// The cap on ``maxDrift`` and ``rateWander``: 1 %.
     public static let maximumDrift = 0.01
+
+    /// A drift or wander as set: its magnitude up to ``maximumDrift``, `fallback` when not finite. A
+    /// clock off by more than 1 % is broken, not drifting; the cap also keeps rate × elapsed
+    /// arithmetic far inside Int64. (Property observers do not run in an initializer: both use this.)
+    private static func capped(_ value: Double, otherwise fallback: Double) -> Double {
+        value.isFinite ? min(abs(value), maximumDrift) : fallback
+    }
 
     /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:)``.
     public init(from decoder: any Decoder) throws {

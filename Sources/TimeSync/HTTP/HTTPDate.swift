@@ -24,6 +24,12 @@ public enum HTTPDate {
     ///   date that does not exist.
     /// - Complexity: O(n) in the length of `value`.
     public static func parse(_ value: some StringProtocol, reference: UnixTime) throws(HTTPDateError) -> UnixTime {
+        try parseSecond(value, reference: reference).time
+    }
+
+    /// The second an HTTP-date names (a leap second as the first second of the next day), and whether
+    /// it was a leap second.
+    private static func parseSecond(_ value: some StringProtocol, reference: UnixTime) throws(HTTPDateError) -> NamedSecond {
         var bytes = Array(value.utf8)
         while let last = bytes.last, last == .space || last == .tab { bytes.removeLast() }
         let start = bytes.firstIndex { $0 != .space && $0 != .tab } ?? bytes.endIndex
@@ -51,13 +57,8 @@ public enum HTTPDate {
     /// - Returns: The start of the span and its length (one second, or two for a leap second).
     /// - Throws: ``HTTPDateError`` as ``parse(_:reference:)``.
     public static func interval(_ value: some StringProtocol, reference: UnixTime) throws(HTTPDateError) -> (start: UnixTime, length: Duration) {
-        let start = try parse(value, reference: reference)
-        // The value parsed, so `:60` can only be its seconds field, which the parser allows at 23:59.
-        let bytes = Array(value.utf8)
-        let isLeapSecond = bytes.indices.dropLast(2).contains {
-            bytes[$0] == UInt8(ascii: ":") && bytes[$0 + 1] == UInt8(ascii: "6") && bytes[$0 + 2] == UInt8(ascii: "0")
-        }
-        return isLeapSecond ? (start.advanced(by: .seconds(-1)), .seconds(2)) : (start, resolution)
+        let second = try parseSecond(value, reference: reference)
+        return second.isLeapSecond ? (second.time.advanced(by: .seconds(-1)), .seconds(2)) : (second.time, resolution)
     }
 
     /// Formats a time as IMF-fixdate, the preferred HTTP-date format, truncating to the second.
@@ -85,7 +86,7 @@ public enum HTTPDate {
     static let supportedYears: ClosedRange<Int64> = 1678...2261
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`
-    private static func parseIMFFixdate(_ b: [UInt8]) throws(HTTPDateError) -> UnixTime {
+    private static func parseIMFFixdate(_ b: [UInt8]) throws(HTTPDateError) -> NamedSecond {
         guard b.count == 29 else { throw HTTPDateError(.unrecognizedFormat) }
         let weekday = try dayName(b[0..<3], names: shortDayNames)
         try expect(b, 4, .space)
@@ -101,7 +102,7 @@ public enum HTTPDate {
     }
 
     /// `Sunday, 06-Nov-94 08:49:37 GMT`
-    private static func parseRFC850(_ b: [UInt8], comma: Int, reference: UnixTime) throws(HTTPDateError) -> UnixTime {
+    private static func parseRFC850(_ b: [UInt8], comma: Int, reference: UnixTime) throws(HTTPDateError) -> NamedSecond {
         guard b.count == comma + 24 else { throw HTTPDateError(.unrecognizedFormat) }
         let weekday = try dayName(b[0..<comma], names: longDayNames)
         var i = comma + 1
@@ -120,7 +121,7 @@ public enum HTTPDate {
     }
 
     /// `Sun Nov  6 08:49:37 1994`
-    private static func parseAsctime(_ b: [UInt8]) throws(HTTPDateError) -> UnixTime {
+    private static func parseAsctime(_ b: [UInt8]) throws(HTTPDateError) -> NamedSecond {
         guard b.count == 24 else { throw HTTPDateError(.unrecognizedFormat) }
         let weekday = try dayName(b[0..<3], names: shortDayNames)
         let month = try monthName(b[4..<7])
@@ -200,7 +201,7 @@ public enum HTTPDate {
 
     private static func assemble(
         year: Int64, month: Int, day: Int64, time: (Int64, Int64, Int64), weekday: Int
-    ) throws(HTTPDateError) -> UnixTime {
+    ) throws(HTTPDateError) -> NamedSecond {
         guard supportedYears.contains(year) else { throw HTTPDateError(.invalidYear) }
         guard day >= 1, day <= Int64(CivilDate.daysInMonth(year: year, month: month)) else {
             throw HTTPDateError(.invalidDay)
@@ -218,7 +219,15 @@ public enum HTTPDate {
         guard seconds < CivilDate.days(year: supportedYears.upperBound + 1, month: 1, day: 1) * 86_400 else {
             throw HTTPDateError(.invalidYear)
         }
-        return UnixTime(seconds: seconds)
+        return NamedSecond(time: UnixTime(seconds: seconds), isLeapSecond: second == 60)
+    }
+
+    /// What the format parsers return.
+    private struct NamedSecond {
+        /// The start of the named second; a leap second is the first second of the next day.
+        var time: UnixTime
+        /// Whether the date named second 60 (UTC's leap second).
+        var isLeapSecond: Bool
     }
 }
 
