@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "TimeSyncHTTP", targets: ["TimeSyncHTTP"]),
         .library(name: "TimeSyncAsyncHTTPClient", targets: ["TimeSyncAsyncHTTPClient"]),
         .library(name: "TimeSyncHummingbird", targets: ["TimeSyncHummingbird"]),
+        .library(name: "TimeSyncSimulation", targets: ["TimeSyncSimulation"]),
+        .library(name: "TimeSyncTesting", targets: ["TimeSyncTesting"]),
         .executable(name: "timesync", targets: ["timesync"]),
     ],
     dependencies: [
@@ -73,6 +75,11 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // A deterministic network and the strategies other libraries use, judged against ground truth
+        // (`timesync simulate`, the benchmarks).
+        .target(name: "TimeSyncSimulation", dependencies: ["TimeSync", "TimeSyncTesting"]),
+        // For tests of code that uses TimeSync: a time base moved by hand, a seeded generator.
+        .target(name: "TimeSyncTesting", dependencies: ["TimeSync"]),
         .executableTarget(
             name: "timesync",
             dependencies: [
@@ -81,24 +88,76 @@ let package = Package(
                 "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient",
                 "TimeSyncHummingbird",
+                "TimeSyncSimulation",
+                "TimeSyncTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "TimeSyncTests", dependencies: ["TimeSync"]),
-        .testTarget(
-            name: "TimeSyncNTPTests",
+        // Test and benchmark support, in no product: a seeded user-space UDP relay (delay, jitter,
+        // spikes, loss per direction: the kernel has no netem) and its command-line front end.
+        .target(
+            name: "UDPRelay",
+            dependencies: [
+                "TimeSync", "TimeSyncTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/Support/UDPRelay"
+        ),
+        .executableTarget(
+            name: "udp-relay",
+            dependencies: ["UDPRelay", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Tests/Support/udp-relay"
+        ),
+        // What the tests share: real peers (chronyd, libfaketime, child processes), loopback servers.
+        .target(
+            name: "TimeSyncTestSupport",
             dependencies: [
                 "TimeSync", "TimeSyncNTP",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Tests/Support/TestSupport"
+        ),
+        // Unit tests, one target per module; deterministic, no real sleeps, run in parallel.
+        .testTarget(name: "TimeSyncTests", dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncSimulation"]),
+        .testTarget(
+            name: "TimeSyncNTPTests",
+            dependencies: [
+                "TimeSync", "TimeSyncNTP", "TimeSyncTesting", "TimeSyncTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "TimeSyncHTTPTests",
             dependencies: [
-                "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird",
+                "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TimeSyncHummingbirdTests",
+            dependencies: [
+                "TimeSync", "TimeSyncHTTP", "TimeSyncHummingbird", "TimeSyncTesting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        // Real peers and real time: chronyd, libfaketime, the CLI, loopback servers under load,
+        // exchanges that wait for deadlines. `scripts/test` runs them serially, after the unit tests.
+        .testTarget(
+            name: "TimeSyncInteropTests",
+            dependencies: [
+                "TimeSync", "TimeSyncNTP", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird",
+                "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -19,12 +19,6 @@ let package = Package(
         .executableTarget(name: "ntp-load", dependencies: ["CBatchSocket"], path: "Tools/ntp-load"),
         // sendmmsg/recvmmsg, which Glibc's Swift module leaves out.
         .target(name: "CBatchSocket", path: "Tools/CBatchSocket"),
-        // A seeded user-space UDP relay (delay, jitter, spikes, loss per direction): the kernel has no netem.
-        .executableTarget(
-            name: "udp-relay",
-            dependencies: [.product(name: "TimeSyncNTP", package: root)],
-            path: "Tools/udp-relay"
-        ),
         // The HTTP middleware benchmark's server: one JSON route, with or without TimeStampMiddleware.
         .executableTarget(
             name: "http-bench-server",

@@ -26,7 +26,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TIMESYNC = os.path.join(ROOT, ".build/release/timesync")
 NTP_LOAD = os.path.join(ROOT, "Benchmarks/.build/release/ntp-load")
-RELAY = os.path.join(ROOT, "Benchmarks/.build/release/udp-relay")
+RELAY = os.path.join(ROOT, ".build/release/udp-relay")
 FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
 SHIFT = 1.5
 RATES = [20000, 40000, 80000, 160000, 240000, 320000, 480000]

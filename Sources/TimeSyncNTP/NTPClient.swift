@@ -1,7 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
-@_spi(Arithmetic) import TimeSync
+import TimeSync
 
 /// An SNTP client over UDP: single exchanges with one server address, and one-shot queries of a
 /// server by name (like `sntp` or `ntpdig`).
@@ -60,7 +60,7 @@ public struct NTPClient: Sendable {
         defer { socket.close() }
         let channel = socket.channel
         let timeBase = self.timeBase
-        let remaining = max(0, timeout.nanosecondsClamped.subtracting(saturating: timeBase.monotonicNow().nanoseconds - started.nanoseconds))
+        let remaining = max(0, timeout.nanosecondsClamped.saturatingSubtract(timeBase.monotonicNow().nanoseconds - started.nanoseconds))
         let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(remaining)) {
             channel.close(promise: nil)
         }

@@ -1,5 +1,5 @@
 import NIOCore
-@_spi(Arithmetic) import TimeSync
+import TimeSync
 
 /// What a one-shot query of an NTP server found, relative to the device's wall clock.
 ///

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TimeSync
+import TimeSyncTesting
 
 /// `timesync demo`: a server whose clock is off, a device clock the user changes mid-run, and a
 /// calibrated clock and a countdown that stay right. Offline, in-process, about ten seconds.
@@ -133,24 +134,22 @@ final class DemoServer: Sendable {
 
 /// A seeded generator behind a lock.
 final class LockedGenerator: Sendable {
-    private let lock = NSLock()
-    nonisolated(unsafe) private var generator: SeededGenerator  // guarded by `lock`
+    private let generator: Locked<SeededGenerator>
 
-    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+    init(seed: UInt64) { generator = Locked(SeededGenerator(seed: seed)) }
 
     /// A one-way delay between 20 and 80 ms, skewed toward the low end.
     func delayMilliseconds() -> Int {
-        lock.withLock { 20 + min(60, Int(generator.nextExponential(mean: 12))) }
+        generator.withLock { 20 + min(60, Int($0.nextExponential(mean: 12))) }
     }
 }
 
 /// An integer behind a lock.
 final class LockedInt64: Sendable {
-    private let lock = NSLock()
-    nonisolated(unsafe) private var stored: Int64 = 0  // guarded by `lock`
+    private let stored = Locked<Int64>(0)
 
-    var value: Int64 { lock.withLock { stored } }
-    func add(_ amount: Int64) { lock.withLock { stored += amount } }
+    var value: Int64 { stored.withLock { $0 } }
+    func add(_ amount: Int64) { stored.withLock { $0 += amount } }
 }
 
 /// A duration in a readable unit, optionally with its sign.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TimeSync
+import TimeSyncSimulation
 
 /// `timesync simulate`: every strategy on one seeded sample stream, judged against ground truth.
 struct Simulate: ParsableCommand {

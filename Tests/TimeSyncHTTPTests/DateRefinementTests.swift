@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncTesting
 import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 

@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncTesting
 @testable import TimeSyncHTTP
 
 @Suite("TimeSync-Time structured field")

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
 import TimeSync
+import TimeSyncTesting
 import TimeSyncHTTP
 
 @Suite("Passive observation of responses")

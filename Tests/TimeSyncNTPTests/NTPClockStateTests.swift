@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncTestSupport
 import TimeSyncNTP
 
 /// The sans-IO mapping from the kernel's clock state to what the server advertises.

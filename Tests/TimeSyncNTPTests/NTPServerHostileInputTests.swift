@@ -2,6 +2,7 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncTestSupport
 import TimeSyncNTP
 
 /// The server against hostile input on real loopback sockets: oversize datagrams, floods.

@@ -1,5 +1,6 @@
 import Foundation
 import TimeSync
+import TimeSyncTesting
 
 /// Builders for test samples.
 enum Fixture {
@@ -51,4 +52,10 @@ final class WarningLog: @unchecked Sendable {
 
     func record(_ message: String) { lock.withLock { messages.append(message) } }
     var all: [String] { lock.withLock { messages } }
+}
+
+/// Reads a hex string (whitespace ignored) as bytes.
+func hexBytes(_ text: String) -> [UInt8] {
+    let digits = Array(text.filter { !$0.isWhitespace })
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
 }

@@ -66,8 +66,9 @@ public final class ServerClock: Clock, Sendable {
 
     /// The clocks this clock stands on.
     public let timeBase: any TimeBase
-    /// The estimation strategy.
-    public let strategy: Strategy
+    /// How samples become a calibration: the clock starts from this estimator as given (and
+    /// ``reset()`` returns to it).
+    public let initialEstimator: any OffsetEstimator
     /// The settings.
     public let configuration: Configuration
     /// Where calibrations are saved and restored, if anywhere.
@@ -80,25 +81,28 @@ public final class ServerClock: Clock, Sendable {
     /// Creates a clock, restoring a stored calibration of the same boot session if there is one.
     /// - Parameters:
     ///   - timeBase: The monotonic and wall clocks (``SystemTimeBase`` by default).
-    ///   - strategy: How samples become a calibration (``Strategy/intersection`` by default).
+    ///   - estimator: How samples become a calibration: by default an ``IntersectionEstimator`` with
+    ///     the configuration's ``Configuration/estimator`` settings, the only estimator whose bounds
+    ///     hold in every case.
     ///   - configuration: Drift bound, thresholds.
     ///   - store: Where to save calibrations; a corrupt or foreign one is ignored with a
     ///     ``ServerClockEvent/storeIgnored(reason:)`` warning passed to `onWarning`.
     ///   - onWarning: Receives warnings (an unusable store) — bridge it to your logger.
     public init(
         timeBase: any TimeBase = SystemTimeBase(),
-        strategy: Strategy = .intersection,
+        estimator: (any OffsetEstimator)? = nil,
         configuration: Configuration = .init(),
         store: (any CalibrationStore)? = nil,
         onWarning: (@Sendable (String) -> Void)? = nil
     ) {
         self.timeBase = timeBase
-        self.strategy = strategy
+        let estimator = estimator ?? IntersectionEstimator(configuration.estimator)
+        self.initialEstimator = estimator
         self.configuration = configuration
         self.store = store
         self.usesSystemClocks = timeBase is SystemTimeBase
         let reference = timeBase.wallNow().nanoseconds.saturatingSubtract(timeBase.monotonicNow().nanoseconds)
-        state = Locked(State(estimator: strategy.makeEstimator(configuration.estimator), wallReference: reference))
+        state = Locked(State(estimator: estimator, wallReference: reference))
         if let store { restore(from: store, onWarning: onWarning) }
     }
 
@@ -213,7 +217,7 @@ public final class ServerClock: Clock, Sendable {
     /// store is cleared.
     public func reset() {
         state.withLock { state in
-            state.estimator = strategy.makeEstimator(configuration.estimator)
+            state.estimator = initialEstimator
             state.calibration = nil
             state.status = .unsynchronized
             published.store(.unsynchronized)
@@ -256,7 +260,7 @@ public final class ServerClock: Clock, Sendable {
             Self.wake(&state)
             guard store != nil, let bootSessionID = timeBase.bootSessionID else { return nil }
             return PersistedCalibration(
-                bootSessionID: bootSessionID, savedAt: monotonic, strategy: strategy.name,
+                bootSessionID: bootSessionID, savedAt: monotonic, strategy: initialEstimator.name,
                 calibration: state.calibration, samples: state.estimator.samples)
         }
         if let snapshot, let store, let data = try? snapshot.encoded() {

@@ -118,7 +118,7 @@ public enum EstimatorOutcome: Sendable, Hashable {
 
 /// A way of turning samples into a ``Calibration``.
 ///
-/// Estimators are value types with no I/O, so the simulator runs every strategy on the same sample
+/// Estimators are value types with no I/O, so a simulation can run several on the same sample
 /// stream and ``ServerClock`` keeps one behind its lock.
 public protocol OffsetEstimator: Sendable {
     /// Adds a sample and returns the new outcome.
@@ -129,4 +129,10 @@ public protocol OffsetEstimator: Sendable {
     var samples: [OffsetSample] { get }
     /// The sources the estimator currently follows.
     var sources: [String] { get }
+    /// A short name for logs and stored calibrations (by default the type's name).
+    var name: String { get }
+}
+
+extension OffsetEstimator {
+    public var name: String { String(describing: Self.self) }
 }

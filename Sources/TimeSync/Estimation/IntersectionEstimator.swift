@@ -18,6 +18,9 @@
 /// it are falsetickers. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority(sources:largestAgreeing:)``:
 /// no time is better than a wrong one.
 public struct IntersectionEstimator: OffsetEstimator {
+    /// `intersection`.
+    public var name: String { "intersection" }
+
     /// The per-source fit at the source's newest sample.
     struct SourceFit: Sendable, Hashable {
         var source: String

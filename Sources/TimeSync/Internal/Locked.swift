@@ -16,7 +16,7 @@ import Synchronization
 /// iOS 18 / macOS 15). Linux uses a `pthread_mutex_t`: ThreadSanitizer understands it, while it cannot
 /// see `Synchronization.Mutex`'s futex there and would report every access under it as a race. Other
 /// platforms use `Mutex`.
-final class Locked<State: Sendable>: @unchecked Sendable {
+package final class Locked<State: Sendable>: @unchecked Sendable {
     #if canImport(Darwin)
     private let lock: OSAllocatedUnfairLock<State>
     #elseif canImport(Glibc) || canImport(Musl) || canImport(Android)
@@ -27,7 +27,7 @@ final class Locked<State: Sendable>: @unchecked Sendable {
     private let mutex: Mutex<State>
     #endif
 
-    init(_ initial: State) {
+    package init(_ initial: State) {
         #if canImport(Darwin)
         lock = OSAllocatedUnfairLock(initialState: initial)
         #elseif canImport(Glibc) || canImport(Musl) || canImport(Android)
@@ -49,7 +49,7 @@ final class Locked<State: Sendable>: @unchecked Sendable {
     #endif
 
     /// Runs `body` with exclusive access to the state.
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         #if canImport(Darwin)
         return try lock.withLockUnchecked { try body(&$0) }
         #elseif canImport(Glibc) || canImport(Musl) || canImport(Android)

@@ -164,8 +164,8 @@ public struct NTPRateLimiter<Client: NTPRateLimitedClient>: Sendable {
     /// mapped onto the buckets by a multiply (no modulo bias worth the name, any bucket count).
     private func bucket(of client: Client) -> Int {
         let bits = client.rateLimitBits
-        var high = SeededGenerator(seed: seed ^ bits.high)
-        var low = SeededGenerator(seed: high.next() ^ bits.low)
+        var high = SplitMix64(seed: seed ^ bits.high)
+        var low = SplitMix64(seed: high.next() ^ bits.low)
         return Int(low.next().multipliedFullWidth(by: bucketCount).high)
     }
 }

@@ -1,51 +1,42 @@
 extension Int64 {
     /// Division rounding toward negative infinity.
     @usableFromInline
-    func flooredDivision(by divisor: Int64) -> Int64 {
+    package func flooredDivision(by divisor: Int64) -> Int64 {
         let q = self / divisor
         return (self % divisor != 0 && ((self < 0) != (divisor < 0))) ? q - 1 : q
     }
 
     /// Remainder of ``flooredDivision(by:)``, always in `0..<divisor` for a positive divisor.
     @usableFromInline
-    func flooredModulo(_ divisor: Int64) -> Int64 {
+    package func flooredModulo(_ divisor: Int64) -> Int64 {
         // From the truncated remainder: `self - flooredDivision(by:) * divisor` overflows near `.min`.
         let remainder = self % divisor
         return remainder != 0 && ((remainder < 0) != (divisor < 0)) ? remainder + divisor : remainder
     }
 
     @usableFromInline
-    func saturatingAdd(_ other: Int64) -> Int64 {
+    package func saturatingAdd(_ other: Int64) -> Int64 {
         let (r, o) = addingReportingOverflow(other)
         return o ? (other > 0 ? .max : .min) : r
     }
 
     @usableFromInline
-    func saturatingSubtract(_ other: Int64) -> Int64 {
+    package func saturatingSubtract(_ other: Int64) -> Int64 {
         let (r, o) = subtractingReportingOverflow(other)
         return o ? (other < 0 ? .max : .min) : r
     }
 
     /// Converts a floating-point nanosecond count, saturating at the ends of the range.
     @usableFromInline
-    init(clamping value: Double) {
+    package init(clamping value: Double) {
         if value.isNaN { self = 0 } else if value >= 9.2e18 { self = .max } else if value <= -9.2e18 { self = .min } else { self = Int64(value.rounded()) }
     }
-}
-
-extension Int64 {
-    /// The sum, saturating at the ends of `Int64` instead of trapping: for arithmetic on values from
-    /// the network or disk in the transports (`@_spi(Arithmetic) import TimeSync`).
-    @_spi(Arithmetic) public func adding(saturating other: Int64) -> Int64 { saturatingAdd(other) }
-
-    /// The difference, saturating at the ends of `Int64` instead of trapping.
-    @_spi(Arithmetic) public func subtracting(saturating other: Int64) -> Int64 { saturatingSubtract(other) }
 }
 
 extension Duration {
     /// The duration in whole nanoseconds, saturating at the ends of `Int64`.
     @inlinable
-    public var nanosecondsClamped: Int64 {
+    package var nanosecondsClamped: Int64 {
         let (seconds, attoseconds) = components
         let (ns, o1) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if o1 { return seconds > 0 ? .max : .min }
@@ -54,14 +45,14 @@ extension Duration {
 
     /// The duration in seconds as a floating-point value.
     @inlinable
-    public var secondsValue: Double {
+    package var secondsValue: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     /// A duration from a floating-point number of seconds (nanosecond precision).
     @inlinable
-    public static func seconds(double value: Double) -> Duration {
+    package static func seconds(double value: Double) -> Duration {
         .nanoseconds(Int64(clamping: value * 1e9))
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncSimulation
+import TimeSyncTesting
 
 @Suite struct ServerClockTests {
     let ms = Fixture.millisecond

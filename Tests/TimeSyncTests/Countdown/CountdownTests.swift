@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncTesting
 
 @Suite struct CountdownTests {
     /// Runs a countdown in a task, performing `step` each time the countdown is asleep, until it ends.

@@ -1,5 +1,7 @@
 import Testing
 import TimeSync
+import TimeSyncSimulation
+import TimeSyncTesting
 
 @Suite struct StrategyTests {
     let ms = Fixture.millisecond

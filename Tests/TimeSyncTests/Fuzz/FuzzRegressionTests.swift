@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncTesting
 
 /// Inputs that once crashed a fuzz target (`scripts/fuzz`), replayed through the same calls.
 ///

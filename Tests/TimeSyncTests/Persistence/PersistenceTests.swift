@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncTesting
 
 /// Collects warnings.
 final class Warnings: Sendable {

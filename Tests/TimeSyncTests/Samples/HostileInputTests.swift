@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncTesting
 
 /// Values from the network or from disk are range-checked where they enter: beyond a documented
 /// limit they are a typed ``SampleError``, never a trap, and the clock keeps its last good state.

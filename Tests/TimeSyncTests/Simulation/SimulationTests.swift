@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncSimulation
 
 @Suite struct SimulationTests {
     @Test func theSameSeedGivesTheSameReport() {

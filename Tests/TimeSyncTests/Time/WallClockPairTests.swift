@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncTesting
 
 /// Converting server − monotonic bounds to server − wall clock stays honest when the thread is
 /// preempted between reading the two clocks.

@@ -1,0 +1,52 @@
+/// Settings shared by the estimators.
+public struct EstimatorConfiguration: Sendable, Hashable, Codable {
+    /// The largest frequency error the local monotonic clock may have, dimensionless (at most 1 %). Bounds widen at
+    /// this rate until the rate itself is measured. Default 100 ppm (1e-4), the usual bound for a
+    /// quartz oscillator over temperature (and NTP's `PHI` is 15 ppm for a disciplined clock).
+    public var maxDrift: Double = 100e-6 {
+        didSet { maxDrift = Self.capped(maxDrift, otherwise: 100e-6) }
+    }
+    /// How much the local clock's rate may wander from its measured value (temperature, ageing),
+    /// added to measured rate bounds on both sides. Default 2 ppm.
+    public var rateWander: Double = 2e-6 {
+        didSet { rateWander = Self.capped(rateWander, otherwise: 2e-6) }
+    }
+    /// How many samples of each source the default strategy keeps. Default 64.
+    public var windowSize: Int = 64 {
+        didSet { windowSize = max(1, windowSize) }
+    }
+    /// A source whose newest sample is this much older than the newest sample of any source is
+    /// dropped as lost. Default one hour.
+    public var sourceTimeout: Duration = .seconds(3600)
+
+    /// Creates a configuration.
+    public init(maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600)) {
+        self.maxDrift = Self.capped(maxDrift, otherwise: 100e-6)
+        self.rateWander = Self.capped(rateWander, otherwise: 2e-6)
+        self.windowSize = max(1, windowSize)
+        self.sourceTimeout = sourceTimeout
+    }
+
+    /// The cap on ``maxDrift`` and ``rateWander``: 1 %.
+    public static let maximumDrift = 0.01
+
+    /// A drift or wander as set: its magnitude up to ``maximumDrift``, `fallback` when not finite. A
+    /// clock off by more than 1 % is broken, not drifting; the cap also keeps rate × elapsed
+    /// arithmetic far inside Int64. (Property observers do not run in an initializer: both use this.)
+    private static func capped(_ value: Double, otherwise fallback: Double) -> Double {
+        value.isFinite ? min(abs(value), maximumDrift) : fallback
+    }
+
+    /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:)``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            maxDrift: try container.decode(Double.self, forKey: .maxDrift),
+            rateWander: try container.decode(Double.self, forKey: .rateWander),
+            windowSize: min(4096, try container.decode(Int.self, forKey: .windowSize)),
+            sourceTimeout: try container.decode(Duration.self, forKey: .sourceTimeout))
+    }
+
+    /// The prior on the rate: ±``maxDrift``.
+    public var ratePrior: RateInterval { .symmetric(maxDrift) }
+}

@@ -1,0 +1,81 @@
+import TimeSync
+
+/// Kronos-style (the iOS NTP library): for each server, the lowest-delay of its last four samples;
+/// across servers, the median of those offsets. No drift handling; bounds are the chosen sample's,
+/// widened at the maximum drift as it ages.
+public struct KronosEstimator: OffsetEstimator {
+    /// Kronos sends four packets per server and keeps the fastest.
+    public static let samplesPerServer = 4
+
+    /// The drift bound, window size and source timeout it works with.
+    public let configuration: EstimatorConfiguration
+    private var recent: [String: [OffsetSample]] = [:]
+
+    /// Creates an empty estimator.
+    public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
+
+    public var samples: [OffsetSample] { recent.keys.sorted().flatMap { recent[$0]! } }
+    public var sources: [String] { recent.keys.sorted() }
+
+    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+        var window = recent[sample.source, default: []]
+        window.append(sample)
+        if window.count > Self.samplesPerServer { window.removeFirst(window.count - Self.samplesPerServer) }
+        recent[sample.source] = window
+        return outcome()
+    }
+
+    public mutating func removeSource(_ source: String) -> EstimatorOutcome {
+        recent[source] = nil
+        return outcome()
+    }
+
+    func outcome() -> EstimatorOutcome {
+        let best = recent.values.compactMap { $0.min { $0.delay < $1.delay } }.sorted { $0.offset.midpoint < $1.offset.midpoint }
+        guard !best.isEmpty else { return .noSamples }
+        return .calibrated(Calibration(single: best[(best.count - 1) / 2], configuration))
+    }
+}
+
+/// timesync.js-style: over the last ten samples, the mean offset of those within one standard
+/// deviation of the mean. No drift handling; bounds are the mean half-width of the samples used,
+/// widened at the maximum drift as they age.
+public struct TimesyncJSEstimator: OffsetEstimator {
+    /// How many samples the average looks at.
+    public static let windowSize = 10
+
+    /// The drift bound, window size and source timeout it works with.
+    public let configuration: EstimatorConfiguration
+    private var window: [OffsetSample] = []
+
+    /// Creates an empty estimator.
+    public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
+
+    public var samples: [OffsetSample] { window }
+    public var sources: [String] { Array(Set(window.map(\.source))).sorted() }
+
+    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+        window.append(sample)
+        if window.count > Self.windowSize { window.removeFirst(window.count - Self.windowSize) }
+        return outcome()
+    }
+
+    public mutating func removeSource(_ source: String) -> EstimatorOutcome {
+        window.removeAll { $0.source == source }
+        return outcome()
+    }
+
+    func outcome() -> EstimatorOutcome {
+        guard let newest = window.max(by: { $0.time < $1.time }) else { return .noSamples }
+        let offsets = window.map { Double($0.offset.midpoint) }
+        let mean = offsets.reduce(0, +) / Double(offsets.count)
+        let deviation = (offsets.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(offsets.count)).squareRoot()
+        let kept = window.filter { abs(Double($0.offset.midpoint) - mean) <= deviation }
+        let used = kept.isEmpty ? window : kept
+        let center = used.map { Double($0.offset.midpoint) }.reduce(0, +) / Double(used.count)
+        let half = used.map { Double($0.offset.halfWidth) }.reduce(0, +) / Double(used.count)
+        let bounds = OffsetInterval(exactly: Int64(clamping: center)).widened(by: Int64(clamping: half.rounded(.up)))
+        return .calibrated(
+            Calibration(time: newest.time, offset: bounds, estimate: Int64(clamping: center), rate: configuration.ratePrior, sources: [newest.source]))
+    }
+}

@@ -1,0 +1,254 @@
+import TimeSync
+import TimeSyncTesting
+
+/// The delay of one direction of a network path: a fixed base, exponential jitter, and rare large
+/// spikes (queueing, radio wake-ups, retransmissions).
+public struct DelayModel: Sendable, Hashable, Codable {
+    /// The propagation and serialization delay every packet pays, in seconds.
+    public var base: Double
+    /// The mean of the exponential queueing jitter, in seconds.
+    public var jitterMean: Double
+    /// The probability that a packet is delayed by a spike.
+    public var spikeProbability: Double
+    /// The mean of a spike's extra delay (exponential), in seconds.
+    public var spikeMean: Double
+
+    /// Creates a delay model.
+    public init(base: Double, jitterMean: Double, spikeProbability: Double = 0, spikeMean: Double = 0) {
+        self.base = base
+        self.jitterMean = jitterMean
+        self.spikeProbability = spikeProbability
+        self.spikeMean = spikeMean
+    }
+
+    /// Draws one delay in seconds.
+    public func sample(_ generator: inout SeededGenerator) -> Double {
+        var delay = base + generator.nextExponential(mean: jitterMean)
+        if spikeProbability > 0, generator.nextBool(probability: spikeProbability) {
+            delay += generator.nextExponential(mean: spikeMean)
+        }
+        return delay
+    }
+}
+
+/// A simulated time server.
+public struct SimulatedServer: Sendable, Hashable, Codable {
+    /// The server's name (the sample's source).
+    public var name: String
+    /// How far the server's clock is from the truth, in seconds (a falseticker lies by seconds).
+    public var clockError: Double
+    /// Steps of the server's clock: at `at` seconds into the run its clock jumps by `by` seconds.
+    public var steps: [ClockStep]
+    /// The server's processing time between receive and transmit, in seconds.
+    public var processing: Double
+
+    /// Creates a server.
+    public init(name: String, clockError: Double = 0, steps: [ClockStep] = [], processing: Double = 50e-6) {
+        self.name = name
+        self.clockError = clockError
+        self.steps = steps
+        self.processing = processing
+    }
+
+    /// The server clock's error at `t` seconds into the run.
+    func error(at t: Double) -> Double {
+        clockError + steps.filter { $0.at <= t }.map(\.by).reduce(0, +)
+    }
+}
+
+/// A step of a clock at a moment of the run.
+public struct ClockStep: Sendable, Hashable, Codable {
+    /// Seconds into the run.
+    public var at: Double
+    /// The jump, in seconds.
+    public var by: Double
+
+    /// Creates a step.
+    public init(at: Double, by: Double) {
+        self.at = at
+        self.by = by
+    }
+}
+
+/// A simulated world: network path, servers, the device's oscillator and user, and what to measure.
+///
+/// Every parameter of the built-in scenarios is written down with where it comes from
+/// (``provenance``); none was tuned to favour a strategy.
+public struct SimulationScenario: Sendable, Hashable, Codable {
+    /// The scenario's name (`lan`, `wifi`, …).
+    public var name: String
+    /// What the scenario models, and where its numbers come from.
+    public var provenance: String
+    /// The run's length in seconds.
+    public var duration: Double
+    /// Seconds between two readings of each strategy's clock.
+    public var readingInterval: Double
+    /// Seconds between two polls of each server.
+    public var pollInterval: Double
+    /// The request direction's delay.
+    public var forward: DelayModel
+    /// The reply direction's delay.
+    public var backward: DelayModel
+    /// The probability that a packet (either direction) is lost.
+    public var loss: Double
+    /// The local monotonic clock's frequency error, dimensionless (+50e-6: 50 ppm fast).
+    public var localDrift: Double
+    /// The servers polled.
+    public var servers: [SimulatedServer]
+    /// Periods (seconds into the run) without any sample: the device is offline.
+    public var offline: [ClosedRange<Double>]
+    /// Jumps of the device's wall clock (the user changing the time).
+    public var wallClockJumps: [ClockStep]
+
+    /// Creates a scenario.
+    public init(
+        name: String, provenance: String, duration: Double, readingInterval: Double = 1, pollInterval: Double,
+        forward: DelayModel, backward: DelayModel, loss: Double, localDrift: Double,
+        servers: [SimulatedServer], offline: [ClosedRange<Double>] = [], wallClockJumps: [ClockStep] = []
+    ) {
+        self.name = name
+        self.provenance = provenance
+        self.duration = duration
+        self.readingInterval = readingInterval
+        self.pollInterval = pollInterval
+        self.forward = forward
+        self.backward = backward
+        self.loss = loss
+        self.localDrift = localDrift
+        self.servers = servers
+        self.offline = offline
+        self.wallClockJumps = wallClockJumps
+    }
+}
+
+extension SimulationScenario {
+    /// The built-in scenarios, by name.
+    public static let builtIn: [SimulationScenario] = [lan, wifi, mobile, asymmetric, falsetickers, offlineDrift, tamper, serverStep]
+
+    /// A built-in scenario by name.
+    public static func named(_ name: String) -> SimulationScenario? { builtIn.first { $0.name == name } }
+
+    /// One direction of the home Wi-Fi path shared by `wifi`, `offline-drift`, `tamper` and `server-step`.
+    static let wifiDelay = DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3)
+
+    /// Wired LAN to your own server.
+    public static let lan = SimulationScenario(
+        name: "lan",
+        provenance: """
+            Switched Ethernet: ~0.1 ms one-way base, 20 µs mean queueing jitter, 0.1% of packets \
+            delayed ~2 ms by bursts, 0.01% loss (typical of a lightly loaded gigabit LAN, cf. ping \
+            RTTs of 0.2-0.5 ms). Oscillator 5 ppm: a desktop crystal, the order of the drift chrony \
+            reports on idle servers. One own server polled every 16 s (NTP's minimum poll).
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: DelayModel(base: 100e-6, jitterMean: 20e-6, spikeProbability: 0.001, spikeMean: 2e-3),
+        backward: DelayModel(base: 100e-6, jitterMean: 20e-6, spikeProbability: 0.001, spikeMean: 2e-3),
+        loss: 0.0001, localDrift: 5e-6, servers: [SimulatedServer(name: "lan-server")])
+
+    /// Home Wi-Fi and a broadband uplink to a nearby server.
+    public static let wifi = SimulationScenario(
+        name: "wifi",
+        provenance: """
+            802.11 home network plus broadband to a server ~15 ms away: 8 ms one-way base, 3 ms mean \
+            contention jitter, 1% of packets delayed ~60 ms (power-save wake-ups and retransmissions, \
+            typically tens of ms), 0.5% loss. Oscillator 10 ppm (laptop/phone crystal, commonly ±10-20 \
+            ppm). One own server polled every 16 s.
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 10e-6, servers: [SimulatedServer(name: "wifi-server")])
+
+    /// A phone on LTE: long, variable delays with large spikes and loss.
+    public static let mobile = SimulationScenario(
+        name: "mobile",
+        provenance: """
+            LTE: ~70 ms median RTT and ~260 ms RRC promotion delay when the radio wakes (Huang et al., \
+            "A Close Examination of Performance and Power Characteristics of 4G LTE Networks", \
+            MobiSys 2012). Modelled as 30 ms one-way base, 12 ms mean jitter, 3% of packets delayed by a \
+            spike of mean 300 ms, 2% loss. Oscillator 15 ppm (phone crystal). One own server, the app \
+            calibrating every 30 s from its API traffic.
+            """,
+        duration: 7200, pollInterval: 30,
+        forward: DelayModel(base: 30e-3, jitterMean: 12e-3, spikeProbability: 0.03, spikeMean: 0.3),
+        backward: DelayModel(base: 30e-3, jitterMean: 12e-3, spikeProbability: 0.03, spikeMean: 0.3),
+        loss: 0.02, localDrift: 15e-6, servers: [SimulatedServer(name: "mobile-server")])
+
+    /// A path much slower one way than the other.
+    public static let asymmetric = SimulationScenario(
+        name: "asymmetric",
+        provenance: """
+            Asymmetric access (ADSL/DOCSIS or a congested cellular uplink): request direction 40 ms \
+            base with 8 ms mean jitter, reply direction 10 ms base with 2 ms mean jitter, 1% spikes of \
+            ~100 ms, 1% loss. No client can see asymmetry in round trips: every strategy's estimate is \
+            biased by about half the base difference (15 ms); honest bounds must still hold. Oscillator \
+            10 ppm. One server polled every 16 s.
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: DelayModel(base: 40e-3, jitterMean: 8e-3, spikeProbability: 0.01, spikeMean: 0.1),
+        backward: DelayModel(base: 10e-3, jitterMean: 2e-3, spikeProbability: 0.01, spikeMean: 0.1),
+        loss: 0.01, localDrift: 10e-6, servers: [SimulatedServer(name: "asymmetric-server")])
+
+    /// Five servers, two of which lie by seconds.
+    public static let falsetickers = SimulationScenario(
+        name: "falsetickers",
+        provenance: """
+            Five internet NTP servers (15 ms one-way base, 4 ms mean jitter, 1% spikes of ~80 ms, 1% \
+            loss), polled every 64 s (NTP's default minimum poll), two of them wrong by +3 s and -2.5 s \
+            (misconfigured or unsynchronized servers, as NTP pool monitoring regularly finds). \
+            Oscillator 10 ppm.
+            """,
+        duration: 7200, pollInterval: 64,
+        forward: DelayModel(base: 15e-3, jitterMean: 4e-3, spikeProbability: 0.01, spikeMean: 80e-3),
+        backward: DelayModel(base: 15e-3, jitterMean: 4e-3, spikeProbability: 0.01, spikeMean: 80e-3),
+        loss: 0.01, localDrift: 10e-6,
+        servers: [
+            SimulatedServer(name: "ntp-1"), SimulatedServer(name: "ntp-2", clockError: 3.0),
+            SimulatedServer(name: "ntp-3"), SimulatedServer(name: "ntp-4", clockError: -2.5),
+            SimulatedServer(name: "ntp-5"),
+        ])
+
+    /// Thirty minutes online, six hours offline, thirty minutes online, with a fast-drifting clock.
+    public static let offlineDrift = SimulationScenario(
+        name: "offline-drift",
+        provenance: """
+            A phone that calibrates for 30 minutes, goes offline for 6 hours (a flight), then comes back \
+            for 30 minutes. Oscillator 50 ppm: the tolerance of a cheap crystal over temperature \
+            (±50 ppm parts are common). Wi-Fi path as in `wifi`; one own server polled every 16 s \
+            while online; readings every 10 s.
+            """,
+        duration: 25200, readingInterval: 10, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 50e-6, servers: [SimulatedServer(name: "wifi-server")],
+        offline: [1800...23400])
+
+    /// The user moves the device clock by an hour and a day, both ways.
+    public static let tamper = SimulationScenario(
+        name: "tamper",
+        provenance: """
+            Wi-Fi path as in `wifi`; the user sets the device clock +1 h, -1 h, +1 day and -1 day at \
+            10, 20, 30 and 40 minutes (the classic trick to cheat a countdown or a daily reward). \
+            Readings anchored on the monotonic clock must not notice; `wall-clock-latest` shows what \
+            a wall-clock anchored implementation (the common hand-rolled approach) does. Oscillator 10 ppm.
+            """,
+        duration: 3600, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 10e-6, servers: [SimulatedServer(name: "wifi-server")],
+        wallClockJumps: [
+            ClockStep(at: 600, by: 3600), ClockStep(at: 1200, by: -3600),
+            ClockStep(at: 1800, by: 86400), ClockStep(at: 2400, by: -86400),
+        ])
+
+    /// The server's own clock is stepped by 2 s mid-run (an operator fixing it).
+    public static let serverStep = SimulationScenario(
+        name: "server-step",
+        provenance: """
+            Wi-Fi path as in `wifi`; at 1 h the server's clock is stepped by +2 s (an operator fixing \
+            it, or a leap smear gone wrong). Server time is the truth, so the truth jumps too: every \
+            strategy is wrong until its next sample (coverage below 1 is expected here); the question \
+            is how fast each follows.
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 10e-6,
+        servers: [SimulatedServer(name: "wifi-server", steps: [ClockStep(at: 3600, by: 2)])])
+}

@@ -1,0 +1,118 @@
+import TimeSync
+
+/// A time base moved by hand, for tests and simulations: nothing happens until you advance it.
+///
+/// Like swift-clocks' `TestClock`: sleepers wake when ``advance(by:)`` moves the monotonic clock past
+/// their deadline. The wall clock moves with the monotonic clock and can also jump on its own
+/// (``jumpWall(by:)``), as when a user changes the device's time. ``reboot(bootSessionID:monotonic:)`` starts a
+/// new boot session.
+public final class ManualTimeBase: TimeBase {
+    private struct Sleeper: Sendable {
+        var deadline: MonotonicInstant
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State: Sendable {
+        var monotonic: MonotonicInstant
+        var wall: UnixTime
+        var bootSessionID: String?
+        var sleepers: [UInt64: Sleeper] = [:]
+        var cancelled: Set<UInt64> = []
+        var nextID: UInt64 = 0
+    }
+
+    private let state: Locked<State>
+
+    /// Creates a time base.
+    /// - Parameters:
+    ///   - monotonic: The starting monotonic reading (default: 1000 s after boot).
+    ///   - wall: The starting wall-clock time (default: 2026-01-01T00:00:00Z).
+    ///   - bootSessionID: The boot session's identifier.
+    public init(
+        monotonic: MonotonicInstant = MonotonicInstant(nanoseconds: 1_000_000_000_000),
+        wall: UnixTime = UnixTime(seconds: 1_767_225_600),
+        bootSessionID: String? = "manual-boot-1"
+    ) {
+        state = Locked(State(monotonic: monotonic, wall: wall, bootSessionID: bootSessionID))
+    }
+
+    public func monotonicNow() -> MonotonicInstant { state.withLock { $0.monotonic } }
+    public func wallNow() -> UnixTime { state.withLock { $0.wall } }
+    public var bootSessionID: String? { state.withLock { $0.bootSessionID } }
+
+    /// How many tasks are sleeping on this time base.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    /// Moves both clocks forward and wakes the sleepers whose deadline has come.
+    public func advance(by duration: Duration) {
+        let woken: [CheckedContinuation<Void, any Error>] = state.withLock { state in
+            state.monotonic = state.monotonic.advanced(by: duration)
+            state.wall = state.wall.advanced(by: duration)
+            let due = state.sleepers.filter { $0.value.deadline <= state.monotonic }
+            for id in due.keys { state.sleepers[id] = nil }
+            return due.sorted { $0.value.deadline < $1.value.deadline }.map(\.value.continuation)
+        }
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// The device sleeps for `duration`: the monotonic clock (which counts through sleep) and the wall
+    /// clock both move, and sleepers wake late, all at once.
+    public func suspend(for duration: Duration) { advance(by: duration) }
+
+    /// The wall clock jumps by `offset` while the monotonic clock stays put (a user changing the time).
+    public func jumpWall(by offset: Duration) {
+        state.withLock { $0.wall = $0.wall.advanced(by: offset) }
+    }
+
+    /// A new boot session: a new identifier and the monotonic clock starting again near zero.
+    public func reboot(bootSessionID: String, monotonic: MonotonicInstant = MonotonicInstant(nanoseconds: 5_000_000_000)) {
+        state.withLock {
+            $0.bootSessionID = bootSessionID
+            $0.monotonic = monotonic
+        }
+    }
+
+    public func sleep(until deadline: MonotonicInstant) async throws {
+        let id: UInt64 = state.withLock {
+            $0.nextID += 1
+            return $0.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let immediate: (any Error)?? = state.withLock { state in
+                    if state.cancelled.remove(id) != nil { return .some(CancellationError()) }
+                    if deadline <= state.monotonic { return .some(nil) }
+                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
+                    return .none
+                }
+                switch immediate {
+                case .some(.some(let error)): continuation.resume(throwing: error)
+                case .some(.none): continuation.resume()
+                case .none: break
+                }
+            }
+        } onCancel: {
+            let sleeper: Sleeper? = state.withLock { state in
+                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return sleeper
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+        state.withLock { _ = $0.cancelled.remove(id) }
+    }
+
+    /// Waits (yielding to other tasks, never sleeping) until at least `count` tasks sleep on this time
+    /// base, giving up after `maxYields` yields.
+    /// - Returns: Whether that many sleepers are there.
+    @discardableResult
+    public func waitForSleepers(_ count: Int = 1, maxYields: Int = 100_000) async -> Bool {
+        for _ in 0..<maxYields {
+            if sleeperCount >= count { return true }
+            await Task.yield()
+        }
+        return sleeperCount >= count
+    }
+}

@@ -1,0 +1,124 @@
+import NIOCore
+import Foundation
+import Testing
+import TimeSync
+import TimeSyncTestSupport
+import TimeSyncNTP
+
+/// The NTP client against lying, unsynchronized and oversized replies from a fake server on real UDP
+/// sockets, and against a closed port.
+@Suite(.serialized) struct NTPClientHostileTests {
+    static let lie: Duration = .seconds(1000)
+
+    /// A responder whose `n`-th reply (from 0) is shifted by `shifts[n]`.
+    static func shifted(_ shifts: [Duration]) -> FakeNTPServer.Responder {
+        let count = Counter()
+        return { request in
+            let index = count.next()
+            return [goodReply(to: request, shift: index < shifts.count ? shifts[index] : .zero).encoded()]
+        }
+    }
+
+    @Test(arguments: [[.zero, .zero, .zero, lie], [lie, .zero, .zero, .zero], [.zero, lie, .zero, .zero]] as [[Duration]])
+    func oneLyingReplyOfFourIsOutvoted(_ shifts: [Duration]) async throws {
+        let fake = try await FakeNTPServer.start(Self.shifted(shifts))
+        defer { Task { await fake.close() } }
+        let result = try await NTPClient().query(
+            host: "127.0.0.1", port: fake.address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(10))
+        #expect(result.samples.count == 3)
+        #expect(result.bounds.contains(0), "\(result.bounds)")
+        #expect(abs(result.offset.nanosecondsClamped) < 50_000_000, "\(result.offset)")
+    }
+
+    @Test func twoLiarsAgainstTwoIsNoAnswer() async throws {
+        let fake = try await FakeNTPServer.start(Self.shifted([Self.lie, Self.lie, .zero, .zero]))
+        defer { Task { await fake.close() } }
+        await #expect(throws: SampleConsensusError(largestAgreeing: 2, total: 4)) {
+            try await NTPClient().query(
+                host: "127.0.0.1", port: fake.address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(10))
+        }
+    }
+
+    /// LI 3 with stratum 0 and no code (what chrony and ntpd send before they synchronize) is an
+    /// unsynchronized server, not a Kiss-o'-Death.
+    @Test func anUnsynchronizedServerIsNamedSo() async throws {
+        let fake = try await FakeNTPServer.start { request in
+            var reply = goodReply(to: request)
+            reply.leap = .unsynchronized
+            reply.stratum = 0
+            reply.referenceID = NTPReferenceID(rawValue: 0)
+            return [reply.encoded()]
+        }
+        defer { Task { await fake.close() } }
+        do {
+            _ = try await NTPClient().exchange(with: fake.address, timeout: .seconds(2))
+            Issue.record("an unsynchronized reply was accepted")
+        } catch let error as NTPReplyError {
+            #expect(error == .unsynchronized)
+            #expect(error.kissCode == nil)
+            #expect(error.description == "server is not synchronized (LI 3, stratum 0)")
+        }
+    }
+
+    /// A datagram over 2048 bytes is ignored, never cut to size and parsed: the exchange waits for a
+    /// real reply, here until its deadline.
+    @Test func anOversizeReplyIsIgnored() async throws {
+        let fake = try await FakeNTPServer.start { request in
+            [goodReply(to: request).encoded() + [UInt8](repeating: 0, count: 3000)]
+        }
+        defer { Task { await fake.close() } }
+        await #expect(throws: NTPClientError.timeout) {
+            try await NTPClient().exchange(with: fake.address, timeout: .milliseconds(300))
+        }
+        // The same reply at its size is taken: the size alone made the difference.
+        let honest = try await FakeNTPServer.start { request in [goodReply(to: request).encoded()] }
+        defer { Task { await honest.close() } }
+        _ = try await NTPClient().exchange(with: honest.address, timeout: .seconds(2))
+    }
+
+    /// A closed port answers with ICMP port-unreachable: the query says so at once instead of
+    /// waiting out every request's deadline.
+    @Test func aClosedPortFailsFast() async throws {
+        let fake = try await FakeNTPServer.start { _ in [] }
+        let port = fake.address.port!
+        await fake.close()
+        let timeBase = SystemTimeBase()
+        let started = timeBase.monotonicNow()
+        do {
+            _ = try await NTPClient().query(host: "127.0.0.1", port: port, timeout: .seconds(5), samples: 4)
+            Issue.record("a closed port answered")
+        } catch let error as NTPClientError {
+            #expect(error == .unreachable)
+            #expect("\(error)".contains("port unreachable"), "\(error)")
+        }
+        #expect(started.duration(to: timeBase.monotonicNow()) < .seconds(2))
+    }
+
+    /// The timeout message gives the time actually waited, for every request of the query.
+    @Test func aSilentServerTimesOutSayingHowLongItWaited() async throws {
+        let fake = try await FakeNTPServer.start { _ in [] }
+        defer { Task { await fake.close() } }
+        do {
+            _ = try await NTPClient().query(
+                host: "127.0.0.1", port: fake.address.port!, timeout: .milliseconds(200), samples: 2, interval: .milliseconds(10))
+            Issue.record("a silent server answered")
+        } catch let error as NTPClientError {
+            #expect(error == .timeout)
+            #expect("\(error)".contains("2 requests unanswered in 0.4"), "\(error)")
+        }
+    }
+}
+
+/// A thread-safe counter (NSLock: ThreadSanitizer sees it).
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0  // guarded by `lock`
+
+    /// The current value, then counts one up.
+    func next() -> Int {
+        lock.withLock {
+            defer { value += 1 }
+            return value
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Testing
+import TimeSync
+import TimeSyncTesting
+
+@Suite struct NTPPollScheduleTests {
+    @Test func burstThenBackoffToTheMaximum() {
+        var schedule = NTPPollSchedule(policy: NTPPollPolicy())
+        #expect(schedule.next(after: .sample) == .seconds(2))
+        #expect(schedule.next(after: .failure) == .seconds(2))
+        #expect(schedule.next(after: .sample) == .seconds(2))
+        #expect(schedule.next(after: .sample) == .seconds(64))  // the fourth ends the burst
+        var intervals: [Duration] = []
+        for _ in 0..<6 { intervals.append(schedule.next(after: .sample)!) }
+        #expect(intervals == [.seconds(128), .seconds(256), .seconds(512), .seconds(1024), .seconds(1024), .seconds(1024)])
+    }
+
+    @Test func neverFasterThan16SecondsAfterTheBurst() {
+        let policy = NTPPollPolicy(burstCount: 2, burstInterval: .milliseconds(10), minimumInterval: .seconds(1), maximumInterval: .seconds(2))
+        #expect(policy.minimumInterval == .seconds(16))
+        #expect(policy.maximumInterval == .seconds(16))
+        var schedule = NTPPollSchedule(policy: policy)
+        #expect(schedule.next(after: .sample) == .milliseconds(10))
+        var generator = SeededGenerator(seed: 5)
+        for _ in 0..<100 {
+            let outcome: NTPPollOutcome = [.sample, .failure, .kiss(.discardReply)].randomElement(using: &generator)!
+            #expect(schedule.next(after: outcome)! >= .seconds(16))
+        }
+    }
+
+    @Test func failuresBackOff() {
+        var schedule = NTPPollSchedule(policy: NTPPollPolicy(burstCount: 1))
+        #expect(schedule.next(after: .failure) == .seconds(64))
+        #expect(schedule.next(after: .failure) == .seconds(128))
+        #expect(schedule.next(after: .failure) == .seconds(256))
+    }
+
+    @Test func rateKissEndsTheBurstAndRaisesTheFloor() {
+        var schedule = NTPPollSchedule(policy: NTPPollPolicy())
+        #expect(schedule.next(after: .sample) == .seconds(2))
+        #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(128))
+        #expect(schedule.floor == .seconds(128))
+        #expect(schedule.next(after: .sample) == .seconds(256))
+        #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(512))
+        #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(1024))
+        #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(1024))
+    }
+
+    @Test func denyAndRestrictStopPolling() {
+        var schedule = NTPPollSchedule()
+        #expect(schedule.next(after: .kiss(.stopUsingServer)) == nil)
+    }
+}
