@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import TimeSync
+import TimeSyncSimulation
+import TimeSyncTesting
 
 /// The estimators fed arbitrary sample sequences, through the public constructors.
 ///

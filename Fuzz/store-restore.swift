@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TimeSync
+import TimeSyncTesting
 
 /// A calibration store's bytes restored into a clock, as at every launch.
 ///

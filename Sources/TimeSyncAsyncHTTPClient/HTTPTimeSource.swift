@@ -191,11 +191,10 @@ public struct HTTPTimeSource: Sendable {
 }
 
 /// Whether an exchange's response head has arrived, for its timeout message.
-private final class ExchangeProgress: @unchecked Sendable {
-    private let lock = NSLock()
-    private var head = false  // guarded by `lock`
-    func headArrived() { lock.withLock { head = true } }
-    var hasHead: Bool { lock.withLock { head } }
+private final class ExchangeProgress: Sendable {
+    private let head = Locked(false)
+    func headArrived() { head.withLock { $0 = true } }
+    var hasHead: Bool { head.withLock { $0 } }
 }
 
 extension HTTPTimeSource {

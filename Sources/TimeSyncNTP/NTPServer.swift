@@ -5,7 +5,6 @@ import Darwin
 #endif
 import Logging
 import Metrics
-import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -330,7 +329,7 @@ struct NTPServerCounters: Sendable {
 /// client's requests from different source ports to different sockets. The table's hash is keyed
 /// by a random seed, so that nobody can aim many addresses at one of its buckets.
 final class NTPServerLimiter: Sendable {
-    private let buckets: NIOLockedValueBox<NTPRateLimiter<NTPClientKey>>
+    private let buckets: Locked<NTPRateLimiter<NTPClientKey>>
     /// No limit: every request is admitted without taking the lock.
     private let unlimited: Bool
     /// The least poll exponent replies and kisses advertise.
@@ -343,12 +342,12 @@ final class NTPServerLimiter: Sendable {
             seed: .random(in: .min ... .max))
         unlimited = limiter.rate == .infinity
         minimumPoll = limiter.minimumPoll
-        buckets = NIOLockedValueBox(limiter)
+        buckets = Locked(limiter)
     }
 
     func decide(_ client: NTPClientKey, at time: MonotonicInstant) -> NTPRateLimitDecision {
         if unlimited { return .admit }
-        return buckets.withLockedValue { $0.decide(client, at: time) }
+        return buckets.withLock { $0.decide(client, at: time) }
     }
 
     /// The poll exponent for a normal reply to a request that gave `requested`.

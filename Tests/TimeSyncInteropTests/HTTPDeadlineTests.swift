@@ -100,11 +100,10 @@ final class StallingServer: Sendable {
     let port: Int
     private let counter: Counter
 
-    final class Counter: @unchecked Sendable {
-        private let lock = NSLock()
-        private var value = 0
-        func increment() { lock.withLock { value += 1 } }
-        var count: Int { lock.withLock { value } }
+    final class Counter: Sendable {
+        private let value = Locked(0)
+        func increment() { value.withLock { $0 += 1 } }
+        var count: Int { value.withLock { $0 } }
     }
 
     var requests: Int { counter.count }

@@ -109,14 +109,13 @@ import TimeSyncNTP
     }
 }
 
-/// A thread-safe counter (NSLock: ThreadSanitizer sees it).
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0  // guarded by `lock`
+/// A thread-safe counter.
+private final class Counter: Sendable {
+    private let value = Locked(0)
 
     /// The current value, then counts one up.
     func next() -> Int {
-        lock.withLock {
+        value.withLock { value in
             defer { value += 1 }
             return value
         }

@@ -32,26 +32,24 @@ enum Fixture {
 }
 
 /// A calibration store in memory.
-final class MemoryStore: CalibrationStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?  // guarded by `lock` (NSLock: ThreadSanitizer sees it)
+final class MemoryStore: CalibrationStore {
+    private let data: Locked<Data?>
 
     init(_ data: Data? = nil) {
-        self.data = data
+        self.data = Locked(data)
     }
 
-    func load() throws -> Data? { lock.withLock { data } }
-    func save(_ data: Data) throws { lock.withLock { self.data = data } }
-    func remove() throws { lock.withLock { data = nil } }
+    func load() throws -> Data? { data.withLock { $0 } }
+    func save(_ data: Data) throws { self.data.withLock { $0 = data } }
+    func remove() throws { data.withLock { $0 = nil } }
 }
 
 /// The clock's warnings.
-final class WarningLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var messages: [String] = []  // guarded by `lock`
+final class WarningLog: Sendable {
+    private let messages = Locked<[String]>([])
 
-    func record(_ message: String) { lock.withLock { messages.append(message) } }
-    var all: [String] { lock.withLock { messages } }
+    func record(_ message: String) { messages.withLock { $0.append(message) } }
+    var all: [String] { messages.withLock { $0 } }
 }
 
 /// Reads a hex string (whitespace ignored) as bytes.

@@ -88,4 +88,13 @@ public struct NTPPollSchedule: Sendable, Hashable {
             return interval
         }
     }
+
+    /// Starts a new burst, as at the start; the steady interval then starts again from the floor.
+    /// A server that sent `RATE` (its floor is above the policy's minimum) gets no burst: it asked for
+    /// fewer requests, not more.
+    public mutating func restartBurst() {
+        guard floor <= policy.minimumInterval else { return }
+        burstRemaining = policy.burstCount
+        interval = floor
+    }
 }

@@ -103,6 +103,6 @@ final class Warnings: Sendable {
         #expect(persisted.version == PersistedCalibration.currentVersion)
         #expect(persisted.bootSessionID == "manual-boot-1")
         #expect(persisted.samples.count == 4)
-        #expect(persisted.strategy == "default")
+        #expect(persisted.strategy == "intersection")
     }
 }
