@@ -4,12 +4,8 @@ import TimeSyncHTTP
 /// Calibrates against servers you don't control (a public HTTPS site, a CDN) from their `Date` header
 /// alone, with sub-second refinement.
 ///
-/// 1. Probe: every source gets one request (two when there are several sources, the first of which
-///    opens the connection); the source with the lowest delay wins, since a `Date` sample can never
-///    be tighter than its round trip.
-/// 2. Refine: ``DateRefinement`` times each further request so the server's second boundary falls in
-///    its middle; each one halves the bounds until they approach the round-trip time, the request
-///    budget is spent or the bounds are below ``targetWidth``.
+/// It executes the core's ``DateRefinementPlan``: probe every source, keep the one with the lowest
+/// round trip, then time each further request so the server's second boundary falls in its middle.
 ///
 /// The reported bounds are the intersection of the chosen source's samples carried with the local
 /// clock's worst-case drift: honest whatever the network did. Other sources are not mixed in: their
@@ -48,61 +44,36 @@ public struct HTTPDateCalibrator: Sendable {
         try await run(seed: nil, requestsUsed: 0)
     }
 
-    /// Runs with a sample already taken (by ``HTTPTimeSource/measure(samples:)``'s first request).
+    /// Runs with a sample already taken (by ``HTTPTimeSource/measure(samples:)``'s first request):
+    /// executes a ``DateRefinementPlan``'s actions.
     func run(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> HTTPTimeMeasurement {
-        guard !sources.isEmpty else { throw HTTPTimeError.invalidArgument.withDetail("no sources") }
-        let probesPerSource = sources.count > 1 ? 2 : 1
-        guard maxRequests >= requestsUsed + (seed == nil ? sources.count * probesPerSource : 0) else {
-            throw HTTPTimeError.invalidArgument.withDetail("request budget too small for the probes")
+        var plan: DateRefinementPlan
+        do {
+            plan = try DateRefinementPlan(
+                sourceCount: sources.count, maxRequests: maxRequests, targetWidth: targetWidth, lead: lead,
+                maxDrift: maxDrift, requestsUsed: requestsUsed, seed: seed.map { ($0.index, $0.sample) })
+        } catch {
+            throw HTTPTimeError.invalidArgument.withDetail(error.description)
         }
-        var requests = requestsUsed
-        var rejected = 0
+        let timeBase = sources[0].timeBase
         var lastError: any Error = HTTPTimeError.noUsableSamples
-        var probes: [[OffsetSample]] = Array(repeating: [], count: sources.count)
-        if let seed {
-            probes[seed.index].append(seed.sample)
-        } else {
-            for (index, source) in sources.enumerated() {
-                for _ in 0..<probesPerSource {
-                    requests += 1
-                    switch try await source.attempt(policy: .dateOnly) {
-                    case .success(let observation): probes[index].append(observation.sample)
-                    case .failure(let error):
-                        rejected += 1
-                        lastError = error
-                    }
+        while true {
+            switch plan.nextAction(at: timeBase.monotonicNow()) {
+            case .send(let index, let instant):
+                if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
+                switch try await sources[index].attempt(policy: .dateOnly) {
+                case .success(let observation):
+                    do { try plan.handle(observation.sample, from: index) } catch { throw HTTPTimeError.inconsistentSamples }
+                case .failure(let error):
+                    plan.handleFailure(from: index)
+                    lastError = error
                 }
+            case .finish:
+                guard let chosen = plan.chosenSource else { throw lastError }
+                return try HTTPTimeMeasurement(
+                    source: sources[chosen].source, method: .date, samples: plan.samples, requests: plan.requests,
+                    rejected: plan.rejected, configuration: EstimatorConfiguration(maxDrift: maxDrift))
             }
         }
-        guard let chosen = Self.lowestLatency(probes) else { throw lastError }
-        let source = sources[chosen]
-        var refinement = DateRefinement(resolution: HTTPDate.resolution, maxDrift: maxDrift)
-        for sample in probes[chosen] {
-            do { try refinement.add(sample) } catch { throw HTTPTimeError.inconsistentSamples }
-        }
-        let slack = targetWidth.nanosecondsClamped
-        while requests < maxRequests, refinement.canImprove(slack: slack) {
-            let now = source.timeBase.monotonicNow()
-            try await source.timeBase.sleep(until: refinement.nextSendTime(now: now, lead: lead.nanosecondsClamped))
-            requests += 1
-            switch try await source.attempt(policy: .dateOnly) {
-            case .success(let observation):
-                do { try refinement.add(observation.sample) } catch { throw HTTPTimeError.inconsistentSamples }
-            case .failure:
-                rejected += 1
-            }
-        }
-        return try HTTPTimeMeasurement(
-            source: source.source, method: .date, samples: refinement.samples, requests: requests, rejected: rejected,
-            configuration: EstimatorConfiguration(maxDrift: maxDrift))
-    }
-
-    /// The index of the source whose best sample has the lowest delay, or `nil` when none has one.
-    /// - Parameter samples: Each source's samples.
-    /// - Complexity: O(n) in the number of samples.
-    public static func lowestLatency(_ samples: [[OffsetSample]]) -> Int? {
-        samples.indices
-            .compactMap { index in samples[index].map(\.delay).min().map { (index, $0) } }
-            .min { $0.1 < $1.1 }?.0
     }
 }

@@ -329,14 +329,14 @@ struct NTPServerCounters: Sendable {
 /// client's requests from different source ports to different sockets. The table's hash is keyed
 /// by a random seed, so that nobody can aim many addresses at one of its buckets.
 final class NTPServerLimiter: Sendable {
-    private let buckets: Locked<NTPRateLimiter<NTPClientKey>>
+    private let buckets: Locked<NTPRateLimiter<NTPRateLimitKey>>
     /// No limit: every request is admitted without taking the lock.
     private let unlimited: Bool
     /// The least poll exponent replies and kisses advertise.
     let minimumPoll: Int8
 
     init(configuration: NTPServerConfiguration) {
-        let limiter = NTPRateLimiter<NTPClientKey>(
+        let limiter = NTPRateLimiter<NTPRateLimitKey>(
             rate: configuration.rateLimit, burst: configuration.rateLimitBurst,
             kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0,
             seed: .random(in: .min ... .max))
@@ -345,39 +345,28 @@ final class NTPServerLimiter: Sendable {
         buckets = Locked(limiter)
     }
 
-    func decide(_ client: NTPClientKey, at time: MonotonicInstant) -> NTPRateLimitDecision {
+    func decide(_ client: NTPRateLimitKey, at time: MonotonicInstant) -> NTPRateLimitDecision {
         if unlimited { return .admit }
         return buckets.withLock { $0.decide(client, at: time) }
     }
 
-    /// The poll exponent for a normal reply to a request that gave `requested`.
-    func replyPoll(requested: Int8) -> Int8 {
-        NTPRateLimiter<NTPClientKey>.replyPoll(requested: requested, minimumPoll: minimumPoll)
-    }
 }
 
-/// A client's IP address, without the port, as a compact key (no string per request).
-struct NTPClientKey: Hashable, Sendable {
-    let high: UInt64
-    let low: UInt64
-
+extension NTPRateLimitKey {
+    /// A client's IP address, without the port, as a compact key (no string per request).
     init(_ address: SocketAddress) {
         switch address {
         case .v4(let v4):
-            high = 0
-            low = 1 << 32 | UInt64(UInt32(bigEndian: v4.address.sin_addr.s_addr))
+            self.init(ipv4: UInt32(bigEndian: v4.address.sin_addr.s_addr))
         case .v6(let v6):
-            (high, low) = withUnsafeBytes(of: v6.address.sin6_addr) {
+            let (high, low) = withUnsafeBytes(of: v6.address.sin6_addr) {
                 (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
             }
+            self.init(high: high, low: low)
         case .unixDomainSocket:
-            (high, low) = (.max, .max)
+            self.init(high: .max, low: .max)
         }
     }
-}
-
-extension NTPClientKey: NTPRateLimitedClient {
-    var rateLimitBits: (high: UInt64, low: UInt64) { (high, low) }
 }
 
 /// One socket's mutable state, confined to its event loop. Counts go to the shared swift-metrics
@@ -416,56 +405,24 @@ struct NTPServerState: Sendable {
         policyExpiry = now.advanced(by: Self.policyLifetime)
     }
 
-    /// What the server does with one datagram.
-    enum Outcome {
-        /// Answer with this reply.
-        case reply(NTPPacket)
-        /// Answer with this Kiss-o'-Death `RATE`: the client is over its limit.
-        case kiss(NTPPacket)
-        /// Do not answer, for this reason.
-        case drop(NTPServerDropReason)
-    }
-
-    /// Judges one datagram, counting the outcome.
+    /// Judges one datagram by the core's request policy, counting the outcome.
     mutating func respond(
         to bytes: UnsafeRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime, arrival: MonotonicInstant,
         timeBase: any TimeBase
-    ) -> Outcome {
+    ) -> NTPServerAction {
         pending.received += 1
         refreshPolicy(at: arrival)
-        let outcome = judge(bytes, from: client, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
-        switch outcome {
+        let limiter = self.limiter
+        let action = NTPServerResponder.respond(
+            to: bytes, policy: policy, receivedAt: receivedAt,
+            admit: { limiter.decide(NTPRateLimitKey(client), at: arrival) }, minimumPoll: limiter.minimumPoll,
+            transmitAt: { timeBase.wallNow() })
+        switch action {
         case .reply: pending.replied += 1
         case .kiss: pending.kissesSent += 1
         case .drop(let reason): pending.dropped[reason, default: 0] += 1
         }
-        return outcome
-    }
-
-    private func judge(
-        _ bytes: UnsafeRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime, arrival: MonotonicInstant,
-        timeBase: any TimeBase
-    ) -> Outcome {
-        let request: NTPPacket
-        switch NTPServerResponder.check(bytes) {
-        case .drop(let reason): return .drop(reason)
-        case .answer(let packet): request = packet
-        }
-        // Replies are bare headers; a request that decoded is at least one, so this holds — checked
-        // all the same, as the server promises never to answer with more than it was sent.
-        guard NTPPacket.headerSize <= bytes.count else { return .drop(.replyTooLarge) }
-        switch limiter.decide(NTPClientKey(client), at: arrival) {
-        case .admit:
-            // The reply's poll is the client's, but no less than the limit allows (nor above 17).
-            var request = request
-            request.poll = limiter.replyPoll(requested: request.poll)
-            return .reply(NTPServerResponder.reply(
-                to: request, policy: policy, receivedAt: receivedAt, transmitAt: timeBase.wallNow()))
-        case .kiss(let poll):
-            return .kiss(NTPServerResponder.kiss(.rate, to: request, poll: poll))
-        case .drop:
-            return .drop(.rateLimited)
-        }
+        return action
     }
 
     /// Adds what was counted since the last flush to the statistics and the metrics.

@@ -8,6 +8,27 @@ public protocol NTPRateLimitedClient: Hashable, Sendable {
     var rateLimitBits: (high: UInt64, low: UInt64) { get }
 }
 
+/// A client's address as 128 bits: the rate limiter's key for a transport's addresses.
+public struct NTPRateLimitKey: NTPRateLimitedClient {
+    /// The address's high 64 bits (zero for IPv4).
+    public var high: UInt64
+    /// The address's low 64 bits (for IPv4: a tag bit above the 32-bit address).
+    public var low: UInt64
+
+    /// A key from an address's bits.
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// An IPv4 address (in host byte order), tagged apart from every IPv6 address.
+    public init(ipv4 address: UInt32) {
+        self.init(high: 0, low: 1 << 32 | UInt64(address))
+    }
+
+    public var rateLimitBits: (high: UInt64, low: UInt64) { (high, low) }
+}
+
 /// What an NTP server does with one request, in the rate limiter's judgement.
 public enum NTPRateLimitDecision: Sendable, Hashable {
     /// Within the client's limit: answer.

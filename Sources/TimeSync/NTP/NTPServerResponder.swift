@@ -53,7 +53,19 @@ public enum NTPServerCheck: Sendable, Hashable {
     case drop(NTPServerDropReason)
 }
 
-/// The sans-IO heart of an NTP server: turns a request into a reply.
+/// What an NTP server does with one datagram.
+public enum NTPServerAction: Sendable, Hashable {
+    /// Send this reply.
+    case reply(NTPPacket)
+    /// Send this Kiss-o'-Death `RATE`: the client is over its limit.
+    case kiss(NTPPacket)
+    /// Send nothing, for this reason.
+    case drop(NTPServerDropReason)
+}
+
+/// The sans-IO heart of an NTP server: validate a datagram, limit its client's rate, and answer,
+/// kiss or drop. A transport reads a datagram, calls ``respond(to:policy:receivedAt:admit:minimumPoll:transmitAt:)``
+/// and sends what it returns.
 public enum NTPServerResponder {
     /// The largest datagram answered, in bytes: a header with room for extension fields and a MAC.
     /// A transport gives each datagram more room than this, so that one cut to its buffer is still
@@ -113,5 +125,41 @@ public enum NTPServerResponder {
         NTPPacket(
             leap: .unsynchronized, version: request.version, mode: .server, stratum: 0, poll: poll,
             referenceID: code, originTimestamp: request.transmitTimestamp)
+    }
+
+    /// The server's whole request policy for one datagram: validate it (size, mode, version), ask the
+    /// rate limiter about its client, then reply, kiss or drop.
+    /// - Parameters:
+    ///   - bytes: The datagram as received.
+    ///   - policy: What replies advertise.
+    ///   - receivedAt: The server's clock when the datagram arrived (T2).
+    ///   - admit: The rate limiter's decision for this datagram's client (called once, only for a
+    ///     valid request); ``NTPRateLimiter/decide(_:at:)`` behind whatever lock the transport shares.
+    ///   - minimumPoll: The least poll exponent a reply advertises (``NTPRateLimiter/minimumPoll``).
+    ///   - transmitAt: Reads the server's clock for T3, as late as possible: called once, only for a reply.
+    /// - Returns: The action to take.
+    public static func respond(
+        to bytes: UnsafeRawBufferPointer, policy: NTPServerPolicy, receivedAt: UnixTime,
+        admit: () -> NTPRateLimitDecision, minimumPoll: Int8, transmitAt: () -> UnixTime
+    ) -> NTPServerAction {
+        let request: NTPPacket
+        switch check(bytes) {
+        case .drop(let reason): return .drop(reason)
+        case .answer(let packet): request = packet
+        }
+        // Replies are bare headers; a request that decoded is at least one, so this holds — checked
+        // all the same, as the server promises never to answer with more than it was sent.
+        guard NTPPacket.headerSize <= bytes.count else { return .drop(.replyTooLarge) }
+        switch admit() {
+        case .admit:
+            // The reply's poll is the client's, but no less than the limit allows (nor above 17).
+            var request = request
+            request.poll = NTPRateLimiter<NTPRateLimitKey>.replyPoll(requested: request.poll, minimumPoll: minimumPoll)
+            return .reply(reply(to: request, policy: policy, receivedAt: receivedAt, transmitAt: transmitAt()))
+        case .kiss(let poll):
+            return .kiss(kiss(.rate, to: request, poll: poll))
+        case .drop:
+            return .drop(.rateLimited)
+        }
     }
 }
