@@ -51,8 +51,9 @@ public enum NTPPoolEvent: Sendable, Hashable {
 }
 
 /// Keeps a ``ServerClock`` calibrated from NTP servers: resolves every configured name to all its
-/// IPv4 and IPv6 addresses, polls each address concurrently with an initial burst and then
-/// ``NTPPollSchedule``'s backoff, and feeds every accepted reply to the clock, whose estimator
+/// IPv4 and IPv6 addresses, polls each address concurrently as the core's ``NTPSourcePoller`` directs
+/// (an initial burst, then backoff; Kiss-o'-Death codes obeyed; a name resolved again when its
+/// addresses fall silent), and feeds every accepted reply to the clock, whose estimator
 /// filters each source and selects across sources (dropping falsetickers).
 ///
 /// Failures never reach the clock: timeouts, unreachable networks, rejected replies and DNS errors
@@ -134,57 +135,76 @@ public struct NTPPoolSource: Service {
             if !claimed.isEmpty {
                 onEvent(.resolved(server: server, addresses: claimed.map { $0.ipAddress ?? "\($0)" }))
                 logger.info("NTP server resolved", metadata: ["server": .string("\(server)"), "addresses": .string("\(claimed.map(\.endpoint))")])
-                await withTaskGroup(of: Void.self) { group in
+                let ends = await withTaskGroup(of: NTPPollAction.self) { group in
                     for address in claimed {
                         group.addTask { await self.poll(server, at: address) }
                     }
+                    return await group.reduce(into: [NTPPollAction]()) { $0.append($1) }
                 }
                 await registry.release(claimed)
+                if Task.isCancelled { return }
+                // An address gone silent asks for the name again soon (the server may have moved);
+                // addresses that all said DENY/RSTR are left alone for the longest interval.
+                let pause = ends.contains(.resolve) ? configuration.policy.minimumInterval : configuration.policy.maximumInterval
+                do { try await sleep(for: pause) } catch { return }
+                continue
             }
             do { try await sleep(for: configuration.policy.maximumInterval) } catch { return }
         }
     }
 
-    /// Polls one address until it must stop (`DENY`/`RSTR`) or the task is cancelled.
-    private func poll(_ server: NTPServerAddress, at address: SocketAddress) async {
+    /// Polls one address as the core's ``NTPSourcePoller`` directs, until it must stop (`DENY`/`RSTR`,
+    /// or silent for eight polls) or the task is cancelled.
+    /// - Returns: The action that ended the polling.
+    private func poll(_ server: NTPServerAddress, at address: SocketAddress) async -> NTPPollAction {
         let source = Self.sourceName(server: server, address: address)
-        var schedule = NTPPollSchedule(policy: configuration.policy)
+        let timeBase = clock.timeBase
+        var poller = NTPSourcePoller(policy: configuration.policy, start: timeBase.monotonicNow())
         while !Task.isCancelled {
-            let outcome: NTPPollOutcome
-            var kissCode: NTPReferenceID?
-            var failure: String?
-            do {
-                let reply = try await client.exchange(with: address, timeout: configuration.timeout)
-                let sample = try reply.sample(source: source)
-                clock.calibrate(with: sample)
-                onEvent(.sample(sample))
-                outcome = .sample
-            } catch is CancellationError {
-                return
-            } catch let error as NTPReplyError where error == .kissOfDeath {
-                let code = error.kissCode ?? NTPReferenceID(rawValue: 0)
-                kissCode = code
-                outcome = .kiss(code.kissAction)
-                clock.reject(source: source, reason: "\(error)")
-            } catch {
-                failure = "\(error)"
-                outcome = .failure
-                clock.reject(source: source, reason: "\(error)")
-            }
-            let wait = schedule.next(after: outcome)
-            if let kissCode {
-                logger.warning("NTP Kiss-o'-Death", metadata: ["source": .string("\(source)"), "code": .string("\(kissCode)")])
-                onEvent(.kissOfDeath(source: source, code: kissCode, retryIn: wait))
-            } else if let failure, let wait {
-                logger.debug("NTP exchange failed", metadata: ["source": .string("\(source)"), "error": .string("\(failure)")])
-                onEvent(.failed(source: source, error: failure, retryIn: wait))
-            }
-            guard let wait else {
+            switch poller.nextAction(at: timeBase.monotonicNow()) {
+            case .wait(let until):
+                do { try await timeBase.sleep(until: until) } catch { return .demobilize }
+            case .resolve:
+                logger.info("NTP server unreachable; resolving its name again", metadata: ["source": .string("\(source)")])
+                return .resolve
+            case .demobilize:
                 clock.removeSource(source)
-                return
+                return .demobilize
+            case .send:
+                let outcome: NTPPollOutcome
+                var kissCode: NTPReferenceID?
+                var failure: String?
+                do {
+                    let reply = try await client.exchange(with: address, timeout: configuration.timeout)
+                    let sample = try reply.sample(source: source)
+                    clock.calibrate(with: sample)
+                    onEvent(.sample(sample))
+                    outcome = .sample
+                } catch is CancellationError {
+                    return .demobilize
+                } catch let error as NTPReplyError where error == .kissOfDeath {
+                    let code = error.kissCode ?? NTPReferenceID(rawValue: 0)
+                    kissCode = code
+                    outcome = .kiss(code.kissAction)
+                    clock.reject(source: source, reason: "\(error)")
+                } catch {
+                    failure = "\(error)"
+                    outcome = .failure
+                    clock.reject(source: source, reason: "\(error)")
+                }
+                let now = timeBase.monotonicNow()
+                poller.handle(outcome, at: now)
+                let wait: Duration? = outcome == .kiss(.stopUsingServer) ? nil : now.duration(to: poller.nextPoll)
+                if let kissCode {
+                    logger.warning("NTP Kiss-o'-Death", metadata: ["source": .string("\(source)"), "code": .string("\(kissCode)")])
+                    onEvent(.kissOfDeath(source: source, code: kissCode, retryIn: wait))
+                } else if let failure, let wait {
+                    logger.debug("NTP exchange failed", metadata: ["source": .string("\(source)"), "error": .string("\(failure)")])
+                    onEvent(.failed(source: source, error: failure, retryIn: wait))
+                }
             }
-            do { try await sleep(for: wait) } catch { return }
         }
+        return .demobilize
     }
 }
 

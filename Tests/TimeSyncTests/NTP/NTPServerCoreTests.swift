@@ -53,3 +53,92 @@ import TimeSync
         #expect(NTPServerResponder.check(bytes) == .drop(reason))
     }
 }
+
+/// The server's whole request policy (validate → rate limit → reply, kiss or drop), sans I/O: a rate
+/// limiter and chosen instants, no socket.
+@Suite struct NTPServerRequestPolicyTests {
+    static let request = NTPServerResponderTests.request.encoded()
+    static let client = NTPRateLimitKey(ipv4: 0x7F00_0001)
+
+    static func respond(
+        _ bytes: [UInt8], limiter: inout NTPRateLimiter<NTPRateLimitKey>, at seconds: Double, transmitReads: inout Int
+    ) -> NTPServerAction {
+        let arrival = MonotonicInstant(nanoseconds: Int64(seconds * 1e9))
+        let receivedAt = UnixTime(seconds: 1_790_000_000)
+        var reads = 0
+        let action = bytes.withUnsafeBytes { raw in
+            NTPServerResponder.respond(
+                to: raw, policy: NTPServerPolicy(), receivedAt: receivedAt,
+                admit: { limiter.decide(client, at: arrival) }, minimumPoll: limiter.minimumPoll,
+                transmitAt: {
+                    reads += 1
+                    return receivedAt.advanced(by: .microseconds(10))
+                })
+        }
+        transmitReads += reads
+        return action
+    }
+
+    @Test func withinTheLimitEveryRequestIsAnsweredWithAtLeastTheLimitsPoll() {
+        var limiter = NTPRateLimiter<NTPRateLimitKey>(rate: 1.0 / 16, burst: 4, kissEvery: 16, seed: 1)
+        var reads = 0
+        guard case .reply(let reply) = Self.respond(Self.request, limiter: &limiter, at: 1, transmitReads: &reads) else {
+            Issue.record("expected a reply")
+            return
+        }
+        #expect(limiter.minimumPoll == 4)
+        #expect(reply.poll == 6, "the request's own poll, above the limit's floor")
+        #expect(reply.originTimestamp == NTPServerResponderTests.request.transmitTimestamp)
+        #expect(reads == 1, "T3 is read once, for the reply")
+        var eager = NTPServerResponderTests.request
+        eager.poll = 1
+        guard case .reply(let raised) = Self.respond(eager.encoded(), limiter: &limiter, at: 2, transmitReads: &reads) else {
+            Issue.record("expected a reply")
+            return
+        }
+        #expect(raised.poll == 4, "never below the interval the limit allows")
+    }
+
+    @Test func overTheLimitTheFirstIsKissedThenMostAreDropped() {
+        var limiter = NTPRateLimiter<NTPRateLimitKey>(rate: 1.0 / 16, burst: 2, kissEvery: 4, seed: 1)
+        var reads = 0
+        var actions: [String] = []
+        for i in 0..<12 {
+            switch Self.respond(Self.request, limiter: &limiter, at: 1 + Double(i) * 0.01, transmitReads: &reads) {
+            case .reply: actions.append("reply")
+            case .kiss(let kiss):
+                #expect(kiss.stratum == 0 && kiss.referenceID == .rate && kiss.poll == limiter.minimumPoll)
+                actions.append("kiss")
+            case .drop(let reason):
+                #expect(reason == .rateLimited)
+                actions.append("drop")
+            }
+        }
+        #expect(actions == ["reply", "reply", "kiss", "drop", "drop", "drop", "kiss", "drop", "drop", "drop", "kiss", "drop"])
+        #expect(reads == 2, "no clock read for a kiss or a drop")
+    }
+
+    @Test func invalidDatagramsAreDroppedBeforeTheLimiterSeesThem() {
+        var limiter = NTPRateLimiter<NTPRateLimitKey>(rate: 1.0 / 16, burst: 1, kissEvery: 1, seed: 1)
+        var reads = 0
+        var serverMode = NTPServerResponderTests.request
+        serverMode.mode = .server
+        var version5 = NTPServerResponderTests.request
+        version5.version = 5
+        let cases: [([UInt8], NTPServerDropReason)] = [
+            (Array(Self.request.prefix(47)), .malformed),
+            (serverMode.encoded(), .notClientMode),
+            (version5.encoded(), .unsupportedVersion),
+            (Self.request + [UInt8](repeating: 0, count: 2100), .oversize),
+        ]
+        for (bytes, reason) in cases {
+            #expect(Self.respond(bytes, limiter: &limiter, at: 1, transmitReads: &reads) == .drop(reason))
+        }
+        // The one token is still there: invalid datagrams did not spend it.
+        guard case .reply = Self.respond(Self.request, limiter: &limiter, at: 1, transmitReads: &reads) else {
+            Issue.record("expected a reply")
+            return
+        }
+        #expect(reads == 1)
+    }
+}

@@ -1,0 +1,103 @@
+import Testing
+import TimeSync
+import TimeSyncTesting
+
+/// The poller driven as a transport drives it, on a hand-moved clock: hours of polling, no sleeps.
+@Suite struct NTPSourcePollerTests {
+    /// Runs the poller until `until`, answering each send with `outcome(pollNumber)`; returns the
+    /// instants of the sends (seconds after the start) and the action that ended the run.
+    static func drive(
+        _ poller: inout NTPSourcePoller, on base: ManualTimeBase, until end: Duration,
+        outcome: (Int) -> NTPPollOutcome
+    ) -> (sends: [Double], last: NTPPollAction?) {
+        let start = base.monotonicNow()
+        var sends: [Double] = []
+        while start.duration(to: base.monotonicNow()) < end {
+            let action = poller.nextAction(at: base.monotonicNow())
+            switch action {
+            case .send:
+                sends.append(start.duration(to: base.monotonicNow()).secondsValue)
+                base.advance(by: .milliseconds(20))  // the exchange's round trip
+                poller.handle(outcome(sends.count), at: base.monotonicNow())
+            case .wait(let until):
+                base.advance(by: base.monotonicNow().duration(to: until))
+            case .resolve, .demobilize:
+                return (sends, action)
+            }
+        }
+        return (sends, nil)
+    }
+
+    @Test func burstThenDoublingIntervalsToTheMaximum() {
+        let base = ManualTimeBase()
+        var poller = NTPSourcePoller(start: base.monotonicNow())
+        let (sends, last) = Self.drive(&poller, on: base, until: .seconds(4000)) { _ in .sample }
+        #expect(last == nil)
+        let gaps = zip(sends.dropFirst(), sends).map { ($0 - $1).rounded() }
+        #expect(Array(gaps.prefix(9)) == [2, 2, 2, 64, 128, 256, 512, 1024, 1024])
+        #expect(poller.reachability == 0xFF && poller.isReachable)
+    }
+
+    @Test func anUnreachableAddressAsksForTheNameAgainAfterEightSilentPolls() {
+        let base = ManualTimeBase()
+        var poller = NTPSourcePoller(start: base.monotonicNow())
+        // Two good replies, then silence.
+        let (sends, last) = Self.drive(&poller, on: base, until: .seconds(100_000)) { $0 <= 2 ? .sample : .failure }
+        #expect(last == .resolve)
+        #expect(sends.count == 10)
+        #expect(poller.reachability == 0 && !poller.isReachable)
+        #expect(poller.nextAction(at: base.monotonicNow()) == .resolve, "the verdict stays")
+    }
+
+    @Test func denyDemobilizesAndRateSlowsDown() {
+        let base = ManualTimeBase()
+        var poller = NTPSourcePoller(start: base.monotonicNow())
+        let (sends, last) = Self.drive(&poller, on: base, until: .seconds(100_000)) {
+            switch $0 {
+            case 2: .kiss(.reducePollRate)
+            case 4: .kiss(.stopUsingServer)
+            default: .sample
+            }
+        }
+        #expect(last == .demobilize)
+        #expect(sends.count == 4)
+        // After RATE no more burst spacing: the interval is at least twice the floor.
+        #expect(sends[2] - sends[1] >= 128)
+    }
+
+    @Test func restartBurstPollsAtOnceButNotAfterRate() {
+        let base = ManualTimeBase()
+        var poller = NTPSourcePoller(start: base.monotonicNow())
+        _ = Self.drive(&poller, on: base, until: .seconds(600)) { _ in .sample }
+        var action = poller.nextAction(at: base.monotonicNow())
+        if action == .send {  // the run ended just as a poll fell due
+            poller.handle(.sample, at: base.monotonicNow())
+            action = poller.nextAction(at: base.monotonicNow())
+        }
+        guard case .wait(let until) = action else {
+            Issue.record("expected a wait")
+            return
+        }
+        #expect(base.monotonicNow().duration(to: until) > .seconds(2))
+        poller.restartBurst(at: base.monotonicNow())
+        #expect(poller.nextAction(at: base.monotonicNow()) == .send)
+        poller.handle(.sample, at: base.monotonicNow())
+        #expect(poller.nextAction(at: base.monotonicNow()) == .wait(until: base.monotonicNow().advanced(by: .seconds(2))))
+
+        var kissed = NTPSourcePoller(start: base.monotonicNow())
+        #expect(kissed.nextAction(at: base.monotonicNow()) == .send)
+        kissed.handle(.kiss(.reducePollRate), at: base.monotonicNow())
+        let due = kissed.nextPoll
+        kissed.restartBurst(at: base.monotonicNow())
+        #expect(kissed.schedule.burstRemaining == 0, "a server that asked for fewer requests gets no burst")
+        #expect(kissed.nextPoll <= due)
+    }
+
+    @Test func aLostExchangeCountsAsAFailure() {
+        var poller = NTPSourcePoller(start: MonotonicInstant(nanoseconds: 0), unreachableAfter: 2)
+        #expect(poller.nextAction(at: MonotonicInstant(nanoseconds: 0)) == .send)
+        // Asked again without an outcome: the first poll failed, the next is due after the burst gap.
+        #expect(poller.nextAction(at: MonotonicInstant(nanoseconds: 1)) == .wait(until: MonotonicInstant(nanoseconds: 2_000_000_001)))
+        #expect(poller.unansweredPolls == 1 && poller.polls == 1)
+    }
+}
