@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncHTTPTests",
             dependencies: [
-                "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting",
+                "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting", "TimeSyncSimulation",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -6,9 +6,13 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     public var source: String
     /// Which header the samples came from.
     public var method: HTTPTimeMethod
-    /// The samples that agree with the majority, oldest first. Feed them to a ``ServerClock`` with
-    /// `calibrate(with:)`.
+    /// The samples that agree with the majority, oldest first.
     public var samples: [OffsetSample]
+    /// The measurement as one sample: the agreeing samples' combined bounds at the newest one's
+    /// instant. `ServerClock.calibrate(with:)` feeds this one, so that every estimation strategy
+    /// sees the same refined interval (a `Date` measurement refined to milliseconds stays that
+    /// narrow, instead of one-second samples an average would blur).
+    public var refinedSample: OffsetSample
     /// Samples that contradict the majority (a replayed or lying response), oldest first.
     public var outliers: [OffsetSample]
     /// What the agreeing samples bound, combined by the default strategy's ``IntersectionEstimator``.
@@ -45,6 +49,11 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
         self.samples = consensus.samples
         self.outliers = consensus.outliers
         self.calibration = consensus.calibration
+        do {
+            self.refinedSample = try consensus.refinedSample(source: source)
+        } catch {
+            throw HTTPTimeError(.noUsableSamples, detail: error.description)
+        }
         self.requests = requests
         self.rejected = rejected
     }
@@ -55,10 +64,8 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     /// The user-facing offset: server time − the device's wall clock, converted with a wall clock
     /// read between two monotonic readings (``TimeBase/wallClockPair()``), whose gap widens the bounds.
     /// - Parameter pair: The clocks read together; take it right before use.
-    /// - Returns: The estimate and the bounds of server − wall clock, in nanoseconds (positive when
-    ///   the server is ahead).
-    public func wallOffset(_ pair: WallClockPair) -> (estimate: Int64, bounds: OffsetInterval) {
-        let (estimate, bounds) = calibration.offset(at: pair.monotonic)
-        return pair.wallOffset(estimate: estimate, bounds: bounds)
+    /// - Returns: Server − wall clock: estimate, bounds, and error (half the bounds' width).
+    public func wallOffset(_ pair: WallClockPair) -> WallClockOffset {
+        WallClockOffset(calibration, pair: pair)
     }
 }

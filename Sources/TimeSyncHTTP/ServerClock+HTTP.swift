@@ -2,11 +2,12 @@ import HTTPTypes
 import TimeSync
 
 extension ServerClock {
-    /// Feeds a measurement's samples (from an active measurement, such as `HTTPTimeSource` of
-    /// TimeSyncAsyncHTTPClient) to the clock, oldest first.
+    /// Feeds a measurement (from an active measurement, such as `HTTPTimeSource` of
+    /// TimeSyncAsyncHTTPClient) to the clock as its one refined sample
+    /// (``HTTPTimeMeasurement/refinedSample``).
     /// - Parameter measurement: The measurement.
     public func calibrate(with measurement: HTTPTimeMeasurement) {
-        for sample in measurement.samples { calibrate(with: sample) }
+        calibrate(with: measurement.refinedSample)
     }
 
     /// Calibrates from an ordinary API response: the passive entry point for any HTTP client.

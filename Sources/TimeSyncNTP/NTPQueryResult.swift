@@ -14,7 +14,7 @@ public struct NTPQueryResult: Sendable {
     public var offset: Duration
     /// Hard bounds on server time − local wall clock, in nanoseconds.
     public var bounds: OffsetInterval
-    /// Half the width of ``bounds``.
+    /// Half the width of ``bounds`` (``WallClockOffset/error``).
     public var error: Duration
     /// The lowest round-trip delay of the samples (less the server's processing time).
     public var delay: Duration
@@ -41,22 +41,20 @@ public struct NTPQueryResult: Sendable {
         server: NTPServerAddress, address: SocketAddress, calibration: Calibration, replies: [NTPReply],
         samples: [OffsetSample], timeBase: any TimeBase
     ) {
-        let pair = timeBase.wallClockPair()
-        let (thetaEstimate, thetaBounds) = calibration.offset(at: pair.monotonic)
-        let (estimate, wallBounds) = pair.wallOffset(estimate: thetaEstimate, bounds: thetaBounds)
+        let wall = WallClockOffset(calibration, pair: timeBase.wallClockPair())
         let last = replies[replies.count - 1]
         self.server = server
         self.address = address.ipAddress ?? "\(address)"
-        self.offset = .nanoseconds(estimate)
-        self.bounds = wallBounds
-        self.error = .nanoseconds(wallBounds.halfWidth)
+        self.offset = wall.estimate
+        self.bounds = wall.bounds
+        self.error = wall.error
         self.delay = .nanoseconds(samples.map(\.delay).min() ?? 0)
         self.stratum = last.packet.stratum
         self.referenceID = last.packet.referenceID
         self.leap = last.packet.leap
         self.rootDistance = last.rootDistance
-        self.deviceTime = pair.wall
-        self.serverTime = pair.wall.advanced(by: self.offset)
+        self.deviceTime = wall.deviceTime
+        self.serverTime = wall.serverTime
         self.samples = samples
         self.calibration = calibration
     }

@@ -29,21 +29,18 @@ func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, js
         throw error
     }
     try await client.shutdown()
-    let pair = timeBase.wallClockPair()
-    let wall = pair.wall
-    let (estimate, bounds) = measurement.wallOffset(pair)
+    let offset = measurement.wallOffset(timeBase.wallClockPair())
     var report = QueryReport(
-        server: measurement.source, offset: Double(estimate) / 1e9,
-        error: Double(max(estimate - bounds.lower, bounds.upper - estimate)) / 1e9,
+        server: measurement.source, offset: offset.estimate.secondsValue, error: offset.error.secondsValue,
         delay: Double(measurement.delay) / 1e9, samples: measurement.samples.count,
-        bounds: [Double(bounds.lower) / 1e9, Double(bounds.upper) / 1e9])
+        bounds: [Double(offset.bounds.lower) / 1e9, Double(offset.bounds.upper) / 1e9])
     report.url = url
     report.method = measurement.method.rawValue
     report.requests = measurement.requests
     report.rejected = measurement.rejected
     if json { return try compactJSON(report) }
     // Like the NTP query's line: `2026-11-21T05:36:17.123Z +2.345012 +/- 0.000321 host:port header 8 samples`.
-    let serverTime = wall.advanced(by: .nanoseconds(estimate))
+    let serverTime = offset.serverTime
     let offsetText = String(format: "%+.6f", report.offset)
     let errorText = String(format: "%.6f", report.error)
     return "\(serverTime) \(offsetText) +/- \(errorText) \(report.server) \(measurement.method.rawValue) "

@@ -92,7 +92,8 @@ struct DocSnippetTests {
         let source = try HTTPTimeSource(
             url: "http://127.0.0.1:\(port)/", client: http, policy: .timeHeaderOnly, timeBase: timeBase, logger: Logger(label: "client"))
         let measurement = try await source.measure(samples: 6)
-        let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
+        let wallOffset = measurement.wallOffset(timeBase.wallClockPair())
+        let (offset, bounds) = (wallOffset.estimate.nanosecondsClamped, wallOffset.bounds)
         let error = offset - shift.nanosecondsClamped
         print("\(label) snippet, shift \(shift): error \(Double(error) / 1e6) ms, bounds ±\(Double(bounds.halfWidth) / 1e6) ms")
         #expect(measurement.rejected == 0)

@@ -72,7 +72,8 @@ struct InteropTests {
         let source = try HTTPTimeSource(
             url: "http://127.0.0.1:\(port)/", client: http, policy: .dateOnly, timeBase: timeBase, logger: Logger(label: "client"))
         let measurement = try await source.measure(samples: requests - 1)
-        let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
+        let wallOffset = measurement.wallOffset(timeBase.wallClockPair())
+        let (offset, bounds) = (wallOffset.estimate.nanosecondsClamped, wallOffset.bounds)
         return (offset - Self.shift.nanosecondsClamped, measurement, bounds)
     }
 
@@ -108,7 +109,8 @@ struct InteropTests {
             try HTTPTimeSource(url: "http://127.0.0.1:\(port)/", client: http, timeBase: timeBase, logger: Logger(label: "client"))
         }
         let measurement = try await HTTPDateCalibrator(sources: sources, maxRequests: 12).run()
-        let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
+        let wallOffset = measurement.wallOffset(timeBase.wallClockPair())
+        let (offset, bounds) = (wallOffset.estimate.nanosecondsClamped, wallOffset.bounds)
         let error = offset - Self.shift.nanosecondsClamped
         print("two Date-only hosts (40 ms and 0 ms extra latency): chose \(measurement.source), error \(Double(error) / 1e6) ms, bounds ±\(Double(bounds.halfWidth) / 1e6) ms, \(measurement.requests) requests, \(measurement.rejected) rejected")
         #expect(measurement.source == "127.0.0.1:\(fastPort)")
@@ -162,7 +164,8 @@ struct InteropTests {
         let timeBase = SystemTimeBase()
         let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: http, timeBase: timeBase, logger: Logger(label: "client"))
         let measurement = try await source.measure(samples: 8)
-        let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
+        let wallOffset = measurement.wallOffset(timeBase.wallClockPair())
+        let (offset, bounds) = (wallOffset.estimate.nanosecondsClamped, wallOffset.bounds)
         let error = offset - Self.shift.nanosecondsClamped
         print("timesync serve --http under faketime: error \(Double(error) / 1e6) ms, bounds ±\(Double(bounds.halfWidth) / 1e6) ms")
         #expect(measurement.method == .timeHeader)

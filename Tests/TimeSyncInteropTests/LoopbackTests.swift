@@ -30,7 +30,8 @@ struct LoopbackTests {
             #expect(measurement.samples.count == 8)
             #expect(measurement.requests == 9)
             #expect(measurement.rejected == 0)
-            let (offset, bounds) = measurement.wallOffset(timeBase.wallClockPair())
+            let wallOffset = measurement.wallOffset(timeBase.wallClockPair())
+            let (offset, bounds) = (wallOffset.estimate.nanosecondsClamped, wallOffset.bounds)
             let error = offset - Self.shift.nanosecondsClamped
             print("own-header offset error vs shift: \(Double(error) / 1e6) ms, bounds half-width \(Double(bounds.halfWidth) / 1e6) ms, delay \(Double(measurement.delay) / 1e6) ms")
             #expect(abs(error) < 2_000_000)

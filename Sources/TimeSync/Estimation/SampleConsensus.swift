@@ -43,6 +43,18 @@ public struct SampleConsensus: Sendable, Hashable {
         self.samples = agreeing
         self.outliers = ordered.indices.filter { !members.contains($0) }.map { ordered[$0] }
     }
+
+    /// The measurement as one sample: the combined bounds at the newest agreeing sample's instant,
+    /// with the lowest delay. Feed this to a clock (not the raw samples): every estimator then sees
+    /// the same honest interval, however it weighs samples.
+    /// - Parameter source: The source name the sample carries.
+    /// - Throws: ``SampleError`` for a source name the samples could not have had.
+    public func refinedSample(source: String) throws(SampleError) -> OffsetSample {
+        let newest = samples[samples.count - 1]
+        let delay = samples.map(\.delay).min() ?? 0
+        return try OffsetSample(
+            source: source, offset: calibration.offset(at: newest.time).bounds, time: newest.time, span: delay, delay: delay)
+    }
 }
 
 /// The samples of a measurement contradict each other: no strict majority agrees on an offset.
