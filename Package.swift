@@ -120,12 +120,18 @@ let package = Package(
             ],
             path: "Tests/Support/TestSupport"
         ),
+        // Sample builders and in-memory stores for the core's tests.
+        .target(name: "TimeSyncFixtures", dependencies: ["TimeSync", "TimeSyncTesting"], path: "Tests/Support/Fixtures"),
         // Unit tests, one target per module; deterministic, no real sleeps, run in parallel.
-        .testTarget(name: "TimeSyncTests", dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncSimulation"]),
+        .testTarget(name: "TimeSyncTests", dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncFixtures"]),
+        .testTarget(
+            name: "TimeSyncSimulationTests", dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncSimulation", "TimeSyncFixtures"]),
         .testTarget(
             name: "TimeSyncNTPTests",
             dependencies: [
                 "TimeSync", "TimeSyncNTP", "TimeSyncTesting", "TimeSyncTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

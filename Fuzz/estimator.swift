@@ -46,7 +46,7 @@ public func fuzzEstimator(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let uncertainty = input.duration()
             trace("exchange(source: \(source), t1: \(t1.nanoseconds), t2: \(t2.nanoseconds), t3: \(t3.nanoseconds), t4: \(t4.nanoseconds), uncertainty: \(uncertainty))")
             sample = try? OffsetSample.exchange(
-                source: source, clientSend: t1, serverReceive: t2, serverTransmit: t3, clientReceive: t4,
+                source: source, requestSent: t1, serverReceive: t2, serverTransmit: t3, responseReceived: t4,
                 serverUncertainty: uncertainty)
         case 2:
             let t4 = input.monotonic(near: now)

@@ -24,8 +24,8 @@ public func fuzzStoreRestore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     let t4 = timeBase.monotonicNow()
     let serverReceive = timeBase.wallNow().advanced(by: .milliseconds(-5))
     if let sample = try? OffsetSample.exchange(
-        source: "ntp.example", clientSend: t1, serverReceive: serverReceive,
-        serverTransmit: serverReceive.advanced(by: .microseconds(50)), clientReceive: t4)
+        source: "ntp.example", requestSent: t1, serverReceive: serverReceive,
+        serverTransmit: serverReceive.advanced(by: .microseconds(50)), responseReceived: t4)
     {
         clock.calibrate(with: sample)
     } else {

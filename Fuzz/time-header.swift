@@ -16,13 +16,13 @@ import TimeSync
 public func fuzzTimeHeader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = FuzzInput(data, size).bytes
     let value: ArraySlice<UInt8>
-    var clientSend = MonotonicInstant(nanoseconds: 1_000_000_000_000)
-    var clientReceive = clientSend.advanced(by: .milliseconds(1))
+    var requestSent = MonotonicInstant(nanoseconds: 1_000_000_000_000)
+    var responseReceived = requestSent.advanced(by: .milliseconds(1))
     if let nul = input.firstIndex(of: 0) {
         value = input[..<nul]
         var parameters = FuzzInput(Array(input[(nul + 1)...]))
-        clientSend = parameters.monotonic(near: clientSend)
-        clientReceive = parameters.monotonic(near: clientSend)
+        requestSent = parameters.monotonic(near: requestSent)
+        responseReceived = parameters.monotonic(near: requestSent)
     } else {
         value = input[...]
     }
@@ -38,8 +38,8 @@ public func fuzzTimeHeader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let sample: OffsetSample
     do {
         sample = try OffsetSample.exchange(
-            source: "http.example", clientSend: clientSend, serverReceive: header.serverReceive,
-            serverTransmit: header.serverTransmit, clientReceive: clientReceive,
+            source: "http.example", requestSent: requestSent, serverReceive: header.serverReceive,
+            serverTransmit: header.serverTransmit, responseReceived: responseReceived,
             serverUncertainty: header.uncertainty ?? .zero)
     } catch {
         return 0

@@ -95,8 +95,8 @@ public struct HTTPTimeObserver: Sendable {
             }
             do {
                 let sample = try OffsetSample.exchange(
-                    source: source, clientSend: requestSent, serverReceive: header.serverReceive,
-                    serverTransmit: header.serverTransmit, clientReceive: responseReceived,
+                    source: source, requestSent: requestSent, serverReceive: header.serverReceive,
+                    serverTransmit: header.serverTransmit, responseReceived: responseReceived,
                     serverUncertainty: header.uncertainty ?? .zero)
                 return HTTPTimeObservation(sample: sample, method: .timeHeader)
             } catch {

@@ -129,10 +129,10 @@ public enum Simulation {
                     if lost || isOffline(t) || isOffline(arrival) || arrival > scenario.duration { continue }
                     guard
                         let sample = try? OffsetSample.exchange(
-                            source: server.name, clientSend: monotonic(at: t),
+                            source: server.name, requestSent: monotonic(at: t),
                             serverReceive: serverClock(server, at: t + forward),
                             serverTransmit: serverClock(server, at: t + forward + server.processing),
-                            clientReceive: monotonic(at: arrival))
+                            responseReceived: monotonic(at: arrival))
                     else { continue }
                     result.append((arrival, sample))
                 }

@@ -128,7 +128,7 @@ final class DemoServer: Sendable {
         let t3 = trueTime()
         try await Task.sleep(for: .milliseconds(random.delayMilliseconds()))
         let t4 = clock.timeBase.monotonicNow()
-        clock.calibrate(with: try OffsetSample.exchange(source: "demo-server", clientSend: t1, serverReceive: t2, serverTransmit: t3, clientReceive: t4))
+        clock.calibrate(with: try OffsetSample.exchange(source: "demo-server", requestSent: t1, serverReceive: t2, serverTransmit: t3, responseReceived: t4))
     }
 }
 

@@ -98,8 +98,8 @@ struct HTTPHostileInputTests {
                 let sent = MonotonicInstant(nanoseconds: 1_000_000_000 + Int64(index) * 20_000_000)
                 let server = UnixTime(nanoseconds: 1_763_701_484_000_000_000 + Int64(index) * 20_000_000 + 1_000_000 + offset)
                 return try OffsetSample.exchange(
-                    source: "s", clientSend: sent, serverReceive: server, serverTransmit: server,
-                    clientReceive: sent.advanced(by: .milliseconds(2)))
+                    source: "s", requestSent: sent, serverReceive: server, serverTransmit: server,
+                    responseReceived: sent.advanced(by: .milliseconds(2)))
             }
         }
         let measurement = try HTTPTimeMeasurement(

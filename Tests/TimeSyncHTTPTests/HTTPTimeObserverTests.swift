@@ -22,8 +22,8 @@ struct HTTPTimeObserverTests {
             requestSent: Self.t1, responseReceived: Self.t4, nonce: "n0nce")
         #expect(observation.method == .timeHeader)
         let expected = try OffsetSample.exchange(
-            source: "api.example:443", clientSend: Self.t1, serverReceive: Self.header.serverReceive,
-            serverTransmit: Self.header.serverTransmit, clientReceive: Self.t4)
+            source: "api.example:443", requestSent: Self.t1, serverReceive: Self.header.serverReceive,
+            serverTransmit: Self.header.serverTransmit, responseReceived: Self.t4)
         #expect(observation.sample == expected)
         #expect(observation.sample.delay == 2_000_000)
     }

@@ -19,11 +19,11 @@ let calibratedClock: ServerClock = {
     let server = wall.advanced(by: .seconds(90))
     // Two samples 10 ms apart so the estimator measures a rate, as in real use.
     clock.calibrate(with: try! OffsetSample.exchange(
-        source: "bench", clientSend: t1.advanced(by: .milliseconds(-20)), serverReceive: server,
-        serverTransmit: server, clientReceive: t4))
+        source: "bench", requestSent: t1.advanced(by: .milliseconds(-20)), serverReceive: server,
+        serverTransmit: server, responseReceived: t4))
     clock.calibrate(with: try! OffsetSample.exchange(
-        source: "bench", clientSend: t1, serverReceive: server.advanced(by: .milliseconds(20)),
-        serverTransmit: server.advanced(by: .milliseconds(20)), clientReceive: t4.advanced(by: .milliseconds(20))))
+        source: "bench", requestSent: t1, serverReceive: server.advanced(by: .milliseconds(20)),
+        serverTransmit: server.advanced(by: .milliseconds(20)), responseReceived: t4.advanced(by: .milliseconds(20))))
     precondition(clock.isSynchronized)
     return clock
 }()

@@ -99,15 +99,15 @@ public struct NTPClientRequest: Sendable, Hashable {
             throw NTPReplyError(.zeroTimestamp)
         }
         let reply = NTPReply(
-            packet: packet, clientSend: sentAt,
+            packet: packet, requestSent: sentAt,
             serverReceive: packet.receiveTimestamp.unixTime(near: wallTimeAtSend),
             serverTransmit: packet.transmitTimestamp.unixTime(near: wallTimeAtSend),
-            clientReceive: receivedAt)
+            responseReceived: receivedAt)
         guard reply.rootDistance <= limits.maximumRootDistance else { throw NTPReplyError(.rootDistanceExceeded) }
         do {
             _ = try OffsetInterval.exchange(
-                t1: reply.clientSend.nanoseconds, t2: reply.serverReceive.nanoseconds,
-                t3: reply.serverTransmit.nanoseconds, t4: reply.clientReceive.nanoseconds)
+                t1: reply.requestSent.nanoseconds, t2: reply.serverReceive.nanoseconds,
+                t3: reply.serverTransmit.nanoseconds, t4: reply.responseReceived.nanoseconds)
         } catch {
             throw NTPReplyError(.inconsistentTimestamps, sampleError: error)
         }
@@ -136,24 +136,24 @@ public struct NTPReply: Sendable, Hashable {
     /// The packet as received.
     public var packet: NTPPacket
     /// t1: when the request left, on the monotonic clock.
-    public var clientSend: MonotonicInstant
+    public var requestSent: MonotonicInstant
     /// t2: the server's clock when the request arrived (era resolved against the local wall clock).
     public var serverReceive: UnixTime
     /// t3: the server's clock when the reply left.
     public var serverTransmit: UnixTime
     /// t4: when the reply arrived, on the monotonic clock.
-    public var clientReceive: MonotonicInstant
+    public var responseReceived: MonotonicInstant
 
     /// Creates a reply from its parts.
     public init(
-        packet: NTPPacket, clientSend: MonotonicInstant, serverReceive: UnixTime, serverTransmit: UnixTime,
-        clientReceive: MonotonicInstant
+        packet: NTPPacket, requestSent: MonotonicInstant, serverReceive: UnixTime, serverTransmit: UnixTime,
+        responseReceived: MonotonicInstant
     ) {
         self.packet = packet
-        self.clientSend = clientSend
+        self.requestSent = requestSent
         self.serverReceive = serverReceive
         self.serverTransmit = serverTransmit
-        self.clientReceive = clientReceive
+        self.responseReceived = responseReceived
     }
 
     /// Root delay / 2 + root dispersion: how far the server may be from its reference.
@@ -174,8 +174,8 @@ public struct NTPReply: Sendable, Hashable {
     /// - Throws: ``SampleError`` for an empty source name (the timestamps were checked on acceptance).
     public func sample(source: String) throws(SampleError) -> OffsetSample {
         try OffsetSample.exchange(
-            source: source, clientSend: clientSend, serverReceive: serverReceive, serverTransmit: serverTransmit,
-            clientReceive: clientReceive, serverUncertainty: serverUncertainty)
+            source: source, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
+            responseReceived: responseReceived, serverUncertainty: serverUncertainty)
     }
 }
 

@@ -63,31 +63,31 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     ///
     /// - Parameters:
     ///   - source: The server's name.
-    ///   - clientSend: t1, when the request left, on the monotonic clock.
+    ///   - requestSent: t1, when the request left, on the monotonic clock.
     ///   - serverReceive: t2, the server's clock when the request arrived.
     ///   - serverTransmit: t3, the server's clock when the reply left.
-    ///   - clientReceive: t4, when the reply arrived, on the monotonic clock.
+    ///   - responseReceived: t4, when the reply arrived, on the monotonic clock.
     ///   - serverUncertainty: How far the server's own stamps may be off (its precision, or NTP root
     ///     delay / 2 + root dispersion); widens the bounds on both sides.
     /// - Returns: θ ∈ [t3 − t4, t2 − t1] widened by `serverUncertainty`.
     /// - Throws: ``SampleError`` for inconsistent timestamps or a value outside ``SampleLimits``.
     public static func exchange(
         source: String,
-        clientSend: MonotonicInstant, serverReceive: UnixTime,
-        serverTransmit: UnixTime, clientReceive: MonotonicInstant,
+        requestSent: MonotonicInstant, serverReceive: UnixTime,
+        serverTransmit: UnixTime, responseReceived: MonotonicInstant,
         serverUncertainty: Duration = .zero
     ) throws(SampleError) -> OffsetSample {
         let uncertainty = try SampleLimits.check(uncertainty: serverUncertainty)
         try SampleLimits.check(serverTime: serverReceive)
         try SampleLimits.check(serverTime: serverTransmit)
-        let span = try SampleLimits.span(from: clientSend, to: clientReceive)
+        let span = try SampleLimits.span(from: requestSent, to: responseReceived)
         let interval = try OffsetInterval.exchange(
-            t1: clientSend.nanoseconds, t2: serverReceive.nanoseconds,
-            t3: serverTransmit.nanoseconds, t4: clientReceive.nanoseconds)
+            t1: requestSent.nanoseconds, t2: serverReceive.nanoseconds,
+            t3: serverTransmit.nanoseconds, t4: responseReceived.nanoseconds)
         // Inside the limits, and t3 − t2 ≤ t4 − t1 (the interval is not empty): no overflow.
         let processing = serverTransmit.nanoseconds - serverReceive.nanoseconds
         return try OffsetSample(
-            source: source, offset: interval.widened(by: uncertainty), time: clientReceive,
+            source: source, offset: interval.widened(by: uncertainty), time: responseReceived,
             span: span, delay: span - processing)
     }
 
@@ -124,8 +124,8 @@ public struct OffsetSample: Sendable, Hashable, Codable {
         guard processingTime >= .zero else { throw SampleError(.negativeDuration) }
         guard processingTime <= SampleLimits.maximumSpan else { throw SampleError(.spanTooLong) }
         return try exchange(
-            source: source, clientSend: requestSent, serverReceive: serverTime.advanced(by: .zero - processingTime),
-            serverTransmit: serverTime, clientReceive: responseReceived, serverUncertainty: serverUncertainty)
+            source: source, requestSent: requestSent, serverReceive: serverTime.advanced(by: .zero - processingTime),
+            serverTransmit: serverTime, responseReceived: responseReceived, serverUncertainty: serverUncertainty)
     }
 
     /// The bounds on θ at a later (or earlier) instant, when the local clock's rate error relative to the

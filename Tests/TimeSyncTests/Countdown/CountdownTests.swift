@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 
 @Suite struct CountdownTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 
 /// Inputs that once crashed a fuzz target (`scripts/fuzz`), replayed through the same calls.
@@ -78,7 +79,7 @@ import TimeSyncTesting
             let server = UnixTime(seconds: 1_767_225_600)
             #expect(throws: SampleError.timeOutOfRange) {
                 try OffsetSample.exchange(
-                    source: "a", clientSend: sent, serverReceive: server, serverTransmit: server, clientReceive: received)
+                    source: "a", requestSent: sent, serverReceive: server, serverTransmit: server, responseReceived: received)
             }
             #expect(throws: SampleError.timeOutOfRange) {
                 try OffsetSample.timestamp(
@@ -135,17 +136,17 @@ import TimeSyncTesting
             let server = UnixTime(seconds: 1_767_225_600)
             #expect(throws: SampleError.spanTooLong) {
                 try OffsetSample.exchange(
-                    source: "a", clientSend: MonotonicInstant(nanoseconds: 0), serverReceive: server, serverTransmit: server,
-                    clientReceive: MonotonicInstant(nanoseconds: 1 << 62))
+                    source: "a", requestSent: MonotonicInstant(nanoseconds: 0), serverReceive: server, serverTransmit: server,
+                    responseReceived: MonotonicInstant(nanoseconds: 1 << 62))
             }
             let hour = 3_600 * second
             var estimator = IntersectionEstimator()
             for index: Int64 in 1...2 {
                 let sent = MonotonicInstant(nanoseconds: index * 2 * hour)
                 let sample = try OffsetSample.exchange(
-                    source: "a", clientSend: sent, serverReceive: server.advanced(by: .seconds(index * 7_200 + 1_800)),
+                    source: "a", requestSent: sent, serverReceive: server.advanced(by: .seconds(index * 7_200 + 1_800)),
                     serverTransmit: server.advanced(by: .seconds(index * 7_200 + 1_800)),
-                    clientReceive: sent.advanced(by: .nanoseconds(hour)))
+                    responseReceived: sent.advanced(by: .nanoseconds(hour)))
                 #expect(sample.span == hour)
                 guard case .calibrated = estimator.add(sample) else {
                     Issue.record("hour-long exchanges of one source must calibrate")
@@ -236,16 +237,16 @@ private let firstSecondAfter1900 = UnixTime(nanoseconds: -2_208_988_799 * second
 private func exchange(_ source: String, serverTime: UnixTime, base: ManualTimeBase) throws -> OffsetSample {
     let t4 = base.monotonicNow()
     return try OffsetSample.exchange(
-        source: source, clientSend: t4.advanced(by: .milliseconds(-20)), serverReceive: serverTime,
-        serverTransmit: serverTime, clientReceive: t4)
+        source: source, requestSent: t4.advanced(by: .milliseconds(-20)), serverReceive: serverTime,
+        serverTransmit: serverTime, responseReceived: t4)
 }
 
 /// A 20 ms exchange ending at monotonic `t4`, the server reading `serverTime` throughout.
 private func sample(_ source: String, serverTime: UnixTime, at t4: Int64) throws -> OffsetSample {
     let received = MonotonicInstant(nanoseconds: t4)
     return try OffsetSample.exchange(
-        source: source, clientSend: received.advanced(by: .milliseconds(-20)), serverReceive: serverTime,
-        serverTransmit: serverTime, clientReceive: received)
+        source: source, requestSent: received.advanced(by: .milliseconds(-20)), serverReceive: serverTime,
+        serverTransmit: serverTime, responseReceived: received)
 }
 
 private func renamed(_ sample: OffsetSample, _ source: String) -> OffsetSample {

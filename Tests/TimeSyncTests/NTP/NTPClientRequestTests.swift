@@ -38,8 +38,8 @@ import TimeSyncTesting
         var request = Self.request()
         let reply = try request.accept(Self.reply(to: request).encoded(), receivedAt: Self.t4)
         #expect(request.isAnswered)
-        #expect(reply.clientSend == Self.t1)
-        #expect(reply.clientReceive == Self.t4)
+        #expect(reply.requestSent == Self.t1)
+        #expect(reply.responseReceived == Self.t4)
         #expect(reply.rootDistance == .microseconds(15_625))  // 2⁻⁶ s / 2 + 2⁻⁷ s
         let sample = try reply.sample(source: "test")
         // θ = server − monotonic; the server is 1.5 s ahead of the wall clock, which reads `wall` at t1.

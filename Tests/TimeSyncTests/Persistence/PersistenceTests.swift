@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 
 /// Collects warnings.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 
 /// Values from the network or from disk are range-checked where they enter: beyond a documented
@@ -16,7 +17,7 @@ import TimeSyncTesting
         for serverTime in [year1678, UnixTime(nanoseconds: .min), UnixTime(nanoseconds: .max), SampleLimits.serverTimes.upperBound] {
             #expect(throws: SampleError.timeOutOfRange) {
                 try OffsetSample.exchange(
-                    source: "a", clientSend: sent, serverReceive: serverTime, serverTransmit: serverTime, clientReceive: received)
+                    source: "a", requestSent: sent, serverReceive: serverTime, serverTransmit: serverTime, responseReceived: received)
             }
             #expect(throws: SampleError.timeOutOfRange) {
                 try OffsetSample.timestamp(
@@ -26,23 +27,23 @@ import TimeSyncTesting
         // The first and last admitted seconds are samples like any other.
         let first = SampleLimits.serverTimes.lowerBound
         #expect(throws: Never.self) {
-            try OffsetSample.exchange(source: "a", clientSend: sent, serverReceive: first, serverTransmit: first, clientReceive: received)
+            try OffsetSample.exchange(source: "a", requestSent: sent, serverReceive: first, serverTransmit: first, responseReceived: received)
         }
     }
 
     @Test func spanUncertaintyResolutionAndNameHaveLimits() {
         let longAfter = sent.advanced(by: SampleLimits.maximumSpan + .nanoseconds(1))
         #expect(throws: SampleError.spanTooLong) {
-            try OffsetSample.exchange(source: "a", clientSend: sent, serverReceive: now, serverTransmit: now, clientReceive: longAfter)
+            try OffsetSample.exchange(source: "a", requestSent: sent, serverReceive: now, serverTransmit: now, responseReceived: longAfter)
         }
         #expect(throws: Never.self) {
             try OffsetSample.exchange(
-                source: "a", clientSend: sent, serverReceive: now, serverTransmit: now,
-                clientReceive: sent.advanced(by: SampleLimits.maximumSpan))
+                source: "a", requestSent: sent, serverReceive: now, serverTransmit: now,
+                responseReceived: sent.advanced(by: SampleLimits.maximumSpan))
         }
         #expect(throws: SampleError.uncertaintyOutOfRange) {
             try OffsetSample.exchange(
-                source: "a", clientSend: sent, serverReceive: now, serverTransmit: now, clientReceive: received,
+                source: "a", requestSent: sent, serverReceive: now, serverTransmit: now, responseReceived: received,
                 serverUncertainty: SampleLimits.maximumServerUncertainty + .nanoseconds(1))
         }
         #expect(throws: SampleError.resolutionOutOfRange) {
@@ -52,14 +53,14 @@ import TimeSyncTesting
         }
         #expect(throws: SampleError.sourceNameTooLong) {
             try OffsetSample.exchange(
-                source: String(repeating: "x", count: SampleLimits.maximumSourceNameLength + 1), clientSend: sent,
-                serverReceive: now, serverTransmit: now, clientReceive: received)
+                source: String(repeating: "x", count: SampleLimits.maximumSourceNameLength + 1), requestSent: sent,
+                serverReceive: now, serverTransmit: now, responseReceived: received)
         }
         // A monotonic instant no clock of this device produces (a corrupt store, a forged sample).
         #expect(throws: SampleError.timeOutOfRange) {
             try OffsetSample.exchange(
-                source: "a", clientSend: MonotonicInstant(nanoseconds: -1), serverReceive: now, serverTransmit: now,
-                clientReceive: received)
+                source: "a", requestSent: MonotonicInstant(nanoseconds: -1), serverReceive: now, serverTransmit: now,
+                responseReceived: received)
         }
     }
 
@@ -87,7 +88,7 @@ import TimeSyncTesting
 
     /// Decoding goes through the same checks as construction: a sample on disk is input too.
     @Test func decodedSamplesAreCheckedLikeNewOnes() throws {
-        let sample = try OffsetSample.exchange(source: "a", clientSend: sent, serverReceive: now, serverTransmit: now, clientReceive: received)
+        let sample = try OffsetSample.exchange(source: "a", requestSent: sent, serverReceive: now, serverTransmit: now, responseReceived: received)
         let good = try JSONEncoder().encode(sample)
         #expect(try JSONDecoder().decode(OffsetSample.self, from: good) == sample)
         func tampered(_ change: (inout [String: Any]) -> Void) throws -> Data {
@@ -223,8 +224,8 @@ import TimeSyncTesting
             let t4 = base.monotonicNow()
             clock.calibrate(
                 with: try OffsetSample.exchange(
-                    source: "a", clientSend: t4.advanced(by: .milliseconds(-20)), serverReceive: serverTime,
-                    serverTransmit: serverTime, clientReceive: t4))
+                    source: "a", requestSent: t4.advanced(by: .milliseconds(-20)), serverReceive: serverTime,
+                    serverTransmit: serverTime, responseReceived: t4))
             for step in [Duration.zero, .seconds(86_400), .seconds(100 * 365 * 86_400), .seconds(150 * 365 * 86_400)] {
                 base.advance(by: step)
                 let reading = clock.reading()

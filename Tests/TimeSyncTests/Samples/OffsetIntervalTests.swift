@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncFixtures
 
 @Suite struct OffsetIntervalTests {
     @Test(arguments: [
@@ -71,15 +72,15 @@ import TimeSync
     @Test func serverUncertaintyWidensBothSides() throws {
         let plain = try Fixture.exchange(offset: 0, at: Fixture.at(0))
         let widened = try OffsetSample.exchange(
-            source: "server", clientSend: Fixture.at(0), serverReceive: UnixTime(nanoseconds: Fixture.at(0.01).nanoseconds),
-            serverTransmit: UnixTime(nanoseconds: Fixture.at(0.01).nanoseconds), clientReceive: Fixture.at(0.02),
+            source: "server", requestSent: Fixture.at(0), serverReceive: UnixTime(nanoseconds: Fixture.at(0.01).nanoseconds),
+            serverTransmit: UnixTime(nanoseconds: Fixture.at(0.01).nanoseconds), responseReceived: Fixture.at(0.02),
             serverUncertainty: .milliseconds(3))
         #expect(widened.offset.lower == plain.offset.lower - 3 * Fixture.millisecond)
         #expect(widened.offset.upper == plain.offset.upper + 3 * Fixture.millisecond)
         #expect(throws: SampleError.negativeUncertainty) {
             try OffsetSample.exchange(
-                source: "s", clientSend: Fixture.at(0), serverReceive: UnixTime(nanoseconds: 0), serverTransmit: UnixTime(nanoseconds: 0),
-                clientReceive: Fixture.at(1), serverUncertainty: .milliseconds(-1))
+                source: "s", requestSent: Fixture.at(0), serverReceive: UnixTime(nanoseconds: 0), serverTransmit: UnixTime(nanoseconds: 0),
+                responseReceived: Fixture.at(1), serverUncertainty: .milliseconds(-1))
         }
     }
 
