@@ -39,6 +39,31 @@ func rawBootTime() -> Int64 {
     return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
 }
 
+/// The alternative to `ServerClock`'s lock-free read: the same model and arithmetic as `now`, read
+/// under a mutex (a `pthread_mutex_t`, as the core's one lock type is on Linux). Measured beside
+/// `now` to show what the lock-free path is worth, on one thread and on two.
+final class MutexModelCell: @unchecked Sendable {
+    // `@unchecked Sendable` is safe: `model` is only read inside the mutex.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        return mutex
+    }()
+    private let model: OffsetModel
+
+    init(_ model: OffsetModel) { self.model = model }
+
+    @inline(never)
+    func now() -> UnixTime {
+        let monotonic = rawBootTime()
+        pthread_mutex_lock(mutex)
+        let model = self.model
+        pthread_mutex_unlock(mutex)
+        return UnixTime(nanoseconds: monotonic &+ model.estimate(at: MonotonicInstant(nanoseconds: monotonic)))
+    }
+}
+
 /// Reads `reads` times on each of `threads` threads at once; returns when all are done.
 func readConcurrently(threads: Int, reads: Int, _ read: @escaping @Sendable () -> Void) {
     let group = DispatchGroup()
@@ -61,6 +86,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 20)
 
     let clock = calibratedClock
+    let mutexCell = MutexModelCell(clock.calibration!.model)
 
     Benchmark("raw clock_gettime(CLOCK_BOOTTIME)") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(rawBootTime()) }
@@ -90,6 +116,16 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("ServerClock.now, 2 threads x 1M reads", configuration: threaded) { benchmark in
         for _ in benchmark.scaledIterations {
             readConcurrently(threads: 2, reads: 1_000_000) { blackHole(clock.now) }
+        }
+    }
+    Benchmark("now under a mutex, 1 thread x 1M reads", configuration: threaded) { benchmark in
+        for _ in benchmark.scaledIterations {
+            readConcurrently(threads: 1, reads: 1_000_000) { blackHole(mutexCell.now()) }
+        }
+    }
+    Benchmark("now under a mutex, 2 threads x 1M reads", configuration: threaded) { benchmark in
+        for _ in benchmark.scaledIterations {
+            readConcurrently(threads: 2, reads: 1_000_000) { blackHole(mutexCell.now()) }
         }
     }
     Benchmark("raw clock_gettime, 1 thread x 1M reads", configuration: threaded) { benchmark in

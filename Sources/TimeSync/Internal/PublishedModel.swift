@@ -31,7 +31,9 @@ struct PublishedEstimate {
     func serverTime(at monotonic: Int64) -> Int64? {
         let elapsed = monotonic &- anchor
         guard elapsed >= 0 else { return nil }
-        let (offset, o1) = estimate.addingReportingOverflow(Int64(rate * Double(elapsed)))
+        // Rounded to nearest, as ``OffsetModel/estimate(at:)`` rounds: `now` and `reading()` agree to the
+        // nanosecond.
+        let (offset, o1) = estimate.addingReportingOverflow(Int64((rate * Double(elapsed)).rounded()))
         let (time, o2) = monotonic.addingReportingOverflow(offset)
         return o1 || o2 ? nil : time
     }
