@@ -4,7 +4,7 @@ import TimeSyncHTTP
 /// Calibrates against servers you don't control (a public HTTPS site, a CDN) from their `Date` header
 /// alone, with sub-second refinement.
 ///
-/// It executes the core's ``DateRefinementPlan``: probe every source, keep the one with the lowest
+/// It executes the core's `DateRefinementPlan`: probe every source, keep the one with the lowest
 /// round trip, then time each further request so the server's second boundary falls in its middle.
 ///
 /// The reported bounds are the intersection of the chosen source's samples carried with the local
@@ -35,17 +35,17 @@ public struct HTTPDateCalibrator: Sendable {
 
     /// Runs the probes and the refinement.
     /// - Returns: The chosen server's samples and bounds.
-    /// - Throws: ``HTTPTimeError/invalidArgument`` without sources or with a budget too small for the
+    /// - Throws: `HTTPTimeError.invalidArgument` without sources or with a budget too small for the
     ///   probes; the last rejection or transport error when no probe succeeded (a failed request
     ///   later only counts as rejected);
-    ///   ``HTTPTimeError/inconsistentSamples`` when the chosen server contradicts itself; transport
+    ///   `HTTPTimeError.inconsistentSamples` when the chosen server contradicts itself; transport
     ///   errors; `CancellationError`.
     public func run() async throws -> HTTPTimeMeasurement {
         try await run(seed: nil, requestsUsed: 0)
     }
 
     /// Runs with a sample already taken (by ``HTTPTimeSource/measure(samples:)``'s first request):
-    /// executes a ``DateRefinementPlan``'s actions.
+    /// executes a `DateRefinementPlan`'s actions.
     func run(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> HTTPTimeMeasurement {
         var plan: DateRefinementPlan
         do {

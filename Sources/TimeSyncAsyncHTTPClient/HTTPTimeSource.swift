@@ -9,7 +9,7 @@ import TimeSyncHTTP
 ///
 /// ``measure(samples:)`` sends one request to open (and warm) the connection, discards it, then
 /// takes the requested number of samples over the same kept-alive connection. When the server sends
-/// no `TimeSync-Time` header (or the policy is ``HTTPTimeHeaderPolicy/dateOnly``) it falls back to
+/// no `TimeSync-Time` header (or the policy is `HTTPTimeHeaderPolicy.dateOnly`) it falls back to
 /// the `Date` header with sub-second refinement (``HTTPDateCalibrator``).
 public struct HTTPTimeSource: Sendable {
     /// The endpoint.
@@ -35,7 +35,7 @@ public struct HTTPTimeSource: Sendable {
     ///   - timeout: The limit for one request.
     ///   - nonce: Makes the nonce of each request (seeded in tests).
     ///   - logger: Where to log rejected responses (by default nowhere).
-    /// - Throws: ``HTTPTimeError/invalidURL`` for anything but an absolute http(s) URL with a host.
+    /// - Throws: `HTTPTimeError.invalidURL` for anything but an absolute http(s) URL with a host.
     public init(
         url: String, client: HTTPClient = .shared, policy: HTTPTimeHeaderPolicy = .preferTimeHeader,
         timeBase: any TimeBase = SystemTimeBase(), timeout: Duration = .seconds(5),
@@ -76,10 +76,10 @@ public struct HTTPTimeSource: Sendable {
     ///
     /// One deadline, ``timeout`` from the call, covers the whole exchange: connecting, the head and
     /// the body (drained so the connection can serve the next request). A server that sends its head
-    /// and then stalls the body fails with ``HTTPTimeError/timeout`` like one that never answers.
+    /// and then stalls the body fails with `HTTPTimeError.timeout` like one that never answers.
     /// - Parameter policy: Which headers to use for this request (the source's by default).
     /// - Returns: The sample or the reason it was rejected.
-    /// - Throws: ``HTTPTimeError/timeout`` (saying how long was waited and whether the head had
+    /// - Throws: `HTTPTimeError.timeout` (saying how long was waited and whether the head had
     ///   arrived), transport errors of AsyncHTTPClient (connection refused fails at once),
     ///   `CancellationError`.
     public func exchange(policy: HTTPTimeHeaderPolicy? = nil) async throws -> Exchange {
@@ -161,7 +161,7 @@ public struct HTTPTimeSource: Sendable {
     /// `Date` header with sub-second refinement, in at most `samples` requests after the first.
     /// - Parameter samples: How many requests to take samples from after the first (at least 1).
     /// - Returns: The samples and their combined bounds.
-    /// - Throws: ``HTTPTimeError`` when no response is usable or samples contradict each other;
+    /// - Throws: `HTTPTimeError` when no response is usable or samples contradict each other;
     ///   transport errors of the first request, or of the last one when every request failed;
     ///   `CancellationError`.
     public func measure(samples: Int) async throws -> HTTPTimeMeasurement {

@@ -15,7 +15,7 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     public var refinedSample: OffsetSample
     /// Samples that contradict the majority (a replayed or lying response), oldest first.
     public var outliers: [OffsetSample]
-    /// What the agreeing samples bound, combined by the default strategy's ``IntersectionEstimator``.
+    /// What the agreeing samples bound, combined by the default strategy's `IntersectionEstimator`.
     public var calibration: Calibration
     /// Every request sent, including the discarded connection-opening one and rejected ones.
     public var requests: Int
@@ -23,7 +23,7 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     public var rejected: Int
 
     /// Combines samples into a measurement: the answer of the largest subset that agree, when it is a
-    /// strict majority (``SampleConsensus``), so one lying or replayed response cannot decide it.
+    /// strict majority (`SampleConsensus`), so one lying or replayed response cannot decide it.
     /// - Parameters:
     ///   - source: The server's source name.
     ///   - method: Which header the samples came from.
@@ -62,7 +62,7 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     public var delay: Int64 { samples.map(\.delay).min() ?? 0 }
 
     /// The user-facing offset: server time − the device's wall clock, converted with a wall clock
-    /// read between two monotonic readings (``TimeBase/wallClockPair()``), whose gap widens the bounds.
+    /// read between two monotonic readings (`TimeBase.wallClockPair()`), whose gap widens the bounds.
     /// - Parameter pair: The clocks read together; take it right before use.
     /// - Returns: Server − wall clock: estimate, bounds, and error (half the bounds' width).
     public func wallOffset(_ pair: WallClockPair) -> WallClockOffset {

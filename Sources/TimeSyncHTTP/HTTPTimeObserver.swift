@@ -31,8 +31,8 @@ public struct HTTPTimeObservation: Sendable, Hashable {
 ///
 /// Record the monotonic instant just before sending a request and just after its response head
 /// arrives, whatever HTTP client you use, and hand both with the response's status and headers to
-/// ``observe(status:headers:requestSent:responseReceived:nonce:)``. Ordinary API traffic then
-/// calibrates a ``ServerClock`` at no extra cost.
+/// `observe(status:headers:requestSent:responseReceived:nonce:)`. Ordinary API traffic then
+/// calibrates a `ServerClock` at no extra cost.
 ///
 /// Stale time is rejected rather than used: a response with `Age` above zero came from a cache; a
 /// `304 Not Modified` may carry a stored time, so it counts only when it echoes the request's nonce;
@@ -201,7 +201,7 @@ public struct HTTPTimeObserver: Sendable {
     ///   - responseReceived: The monotonic instant just after the response head arrived (t4).
     ///   - nonce: The nonce sent in the request's `TimeSync-Nonce` header, if any.
     /// - Returns: The sample and the header it came from.
-    /// - Throws: ``HTTPTimeError`` as ``observe(status:headers:requestSent:responseReceived:nonce:)``.
+    /// - Throws: ``HTTPTimeError`` as `observe(status:headers:requestSent:responseReceived:nonce:)`.
     public func observe(
         status: Int, headers: HTTPFields,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil

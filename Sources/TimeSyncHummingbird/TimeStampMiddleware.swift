@@ -62,6 +62,7 @@ public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
 /// In Hummingbird's `Application` the `TimeSync-Time` header is the same, but the `Date` header is
 /// the application's cached one (see ``TimeSyncApplication``).
 public struct TimeStampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped.Context: RequestContext {
+    /// The request context: the wrapped responder's.
     public typealias Context = Wrapped.Context
     /// The responder whose responses are stamped.
     public let wrapped: Wrapped

@@ -13,7 +13,7 @@ import TimeSync
 /// ``SystemKernelClock`` asks the kernel; tests conform a type of their own to feed any state.
 public protocol KernelClock: Sendable {
     /// The clock's state now, or `nil` when it cannot be read (the server then takes it to be
-    /// ``NTPClockState/unknown``: unsynchronized).
+    /// `NTPClockState.unknown`: unsynchronized).
     func clockState() -> NTPClockState?
 }
 

@@ -131,7 +131,7 @@ public struct NTPClient: Sendable {
     }
 
     /// Queries a server like `sntp`: resolves the name, then exchanges `samples` requests with the
-    /// first address that answers, `interval` apart, and combines them with ``SampleConsensus``: the
+    /// first address that answers, `interval` apart, and combines them with `SampleConsensus`: the
     /// largest set of samples that agree, when it is a strict majority, so one lying reply can
     /// neither win nor spoil the answer.
     /// - Parameters:

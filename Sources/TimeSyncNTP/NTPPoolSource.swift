@@ -50,8 +50,8 @@ public enum NTPPoolEvent: Sendable, Hashable {
     case kissOfDeath(source: String, code: NTPReferenceID, retryIn: Duration?)
 }
 
-/// Keeps a ``ServerClock`` calibrated from NTP servers: resolves every configured name to all its
-/// IPv4 and IPv6 addresses, polls each address concurrently as the core's ``NTPSourcePoller`` directs
+/// Keeps a `ServerClock` calibrated from NTP servers: resolves every configured name to all its
+/// IPv4 and IPv6 addresses, polls each address concurrently as the core's `NTPSourcePoller` directs
 /// (an initial burst, then backoff; Kiss-o'-Death codes obeyed; a name resolved again when its
 /// addresses fall silent), and feeds every accepted reply to the clock, whose estimator
 /// filters each source and selects across sources (dropping falsetickers).
@@ -153,7 +153,7 @@ public struct NTPPoolSource: Service {
         }
     }
 
-    /// Polls one address as the core's ``NTPSourcePoller`` directs, until it must stop (`DENY`/`RSTR`,
+    /// Polls one address as the core's `NTPSourcePoller` directs, until it must stop (`DENY`/`RSTR`,
     /// or silent for eight polls) or the task is cancelled.
     /// - Returns: The action that ended the polling.
     private func poll(_ server: NTPServerAddress, at address: SocketAddress) async -> NTPPollAction {

@@ -14,7 +14,7 @@ public struct NTPQueryResult: Sendable {
     public var offset: Duration
     /// Hard bounds on server time − local wall clock, in nanoseconds.
     public var bounds: OffsetInterval
-    /// Half the width of ``bounds`` (``WallClockOffset/error``).
+    /// Half the width of ``bounds`` (`WallClockOffset.error`).
     public var error: Duration
     /// The lowest round-trip delay of the samples (less the server's processing time).
     public var delay: Duration

@@ -25,7 +25,7 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     public enum PolicySource: Sendable, Hashable {
         /// The host's kernel clock discipline (``SystemKernelClock``, or the ``KernelClock`` given to
         /// ``NTPServer/init(configuration:timeBase:kernelClock:group:logger:metricsFactory:)``), read
-        /// at most once a second per socket and mapped by ``NTPClockState/serverPolicy(synchronized:localStratum:)``:
+        /// at most once a second per socket and mapped by `NTPClockState.serverPolicy(synchronized:localStratum:)`:
         /// an unsynchronized host answers leap indicator 3, stratum 16, unless ``localStratum`` is set.
         case kernel
         /// ``policy`` exactly as given, whatever the host's state: for a time base that is not this
@@ -45,7 +45,7 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     public var policy: NTPServerPolicy
     /// The stratum (1–15) at which to serve the clock while the host is *not* synchronized, like
     /// chrony's `local stratum`: the operator vouches for the clock (reference `LOCL`, root dispersion
-    /// ``NTPClockState/localRootDispersion``). `nil` (the default) answers the truth instead — leap
+    /// `NTPClockState.localRootDispersion`). `nil` (the default) answers the truth instead — leap
     /// indicator 3, stratum 16 — which clients do not use.
     public var localStratum: UInt8?
     /// Where the advertised clock quality comes from (default: the kernel).
@@ -95,7 +95,7 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     }
 
     /// What replies advertise when the host's clock is in `clockState` (`nil`: it could not be read,
-    /// taken as ``NTPClockState/unknown``).
+    /// taken as `NTPClockState.unknown`).
     public func advertisedPolicy(clockState: NTPClockState?) -> NTPServerPolicy {
         switch policySource {
         case .fixed: policy

@@ -14,9 +14,12 @@ public struct KronosEstimator: OffsetEstimator {
     /// Creates an empty estimator.
     public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
+    /// The samples it currently keeps.
     public var samples: [OffsetSample] { recent.keys.sorted().flatMap { recent[$0]! } }
+    /// The sources it currently follows.
     public var sources: [String] { recent.keys.sorted() }
 
+    /// Adds a sample and returns the new outcome.
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         var window = recent[sample.source, default: []]
         window.append(sample)
@@ -25,6 +28,7 @@ public struct KronosEstimator: OffsetEstimator {
         return outcome()
     }
 
+    /// Forgets a source and returns the new outcome.
     public mutating func removeSource(_ source: String) -> EstimatorOutcome {
         recent[source] = nil
         return outcome()
@@ -51,15 +55,19 @@ public struct TimesyncJSEstimator: OffsetEstimator {
     /// Creates an empty estimator.
     public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
+    /// The samples it currently keeps.
     public var samples: [OffsetSample] { window }
+    /// The sources it currently follows.
     public var sources: [String] { Array(Set(window.map(\.source))).sorted() }
 
+    /// Adds a sample and returns the new outcome.
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         window.append(sample)
         if window.count > Self.windowSize { window.removeFirst(window.count - Self.windowSize) }
         return outcome()
     }
 
+    /// Forgets a source and returns the new outcome.
     public mutating func removeSource(_ source: String) -> EstimatorOutcome {
         window.removeAll { $0.source == source }
         return outcome()

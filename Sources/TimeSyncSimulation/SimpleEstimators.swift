@@ -12,15 +12,19 @@ public struct LatestEstimator: OffsetEstimator {
     /// Creates an empty estimator.
     public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
+    /// The samples it currently keeps.
     public var samples: [OffsetSample] { latest.map { [$0] } ?? [] }
+    /// The sources it currently follows.
     public var sources: [String] { latest.map { [$0.source] } ?? [] }
 
+    /// Adds a sample and returns the new outcome.
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         if let latest, latest.time > sample.time { return outcome() }
         latest = sample
         return outcome()
     }
 
+    /// Forgets a source and returns the new outcome.
     public mutating func removeSource(_ source: String) -> EstimatorOutcome {
         if latest?.source == source { latest = nil }
         return outcome()
@@ -44,14 +48,18 @@ public struct LowestDelayEstimator: OffsetEstimator {
     /// Creates an empty estimator.
     public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
+    /// The samples it currently keeps.
     public var samples: [OffsetSample] { best.map { [$0] } ?? [] }
+    /// The sources it currently follows.
     public var sources: [String] { best.map { [$0.source] } ?? [] }
 
+    /// Adds a sample and returns the new outcome.
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         if best == nil || sample.delay < best!.delay { best = sample }
         return outcome()
     }
 
+    /// Forgets a source and returns the new outcome.
     public mutating func removeSource(_ source: String) -> EstimatorOutcome {
         if best?.source == source { best = nil }
         return outcome()
@@ -88,9 +96,12 @@ public struct EMAEstimator: OffsetEstimator {
         self.alpha = alpha.isFinite ? min(max(alpha, 1e-6), 1) : Self.defaultAlpha
     }
 
+    /// The samples it currently keeps.
     public var samples: [OffsetSample] { newest.map { [$0] } ?? [] }
+    /// The sources it currently follows.
     public var sources: [String] { newest.map { [$0.source] } ?? [] }
 
+    /// Adds a sample and returns the new outcome.
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         let midpoint = Double(sample.offset.midpoint)
         let half = Double(sample.offset.halfWidth)
@@ -105,6 +116,7 @@ public struct EMAEstimator: OffsetEstimator {
         return outcome()
     }
 
+    /// Forgets a source and returns the new outcome.
     public mutating func removeSource(_ source: String) -> EstimatorOutcome { outcome() }
 
     func outcome() -> EstimatorOutcome {

@@ -197,7 +197,7 @@ public struct SeriesPoint: Sendable, Hashable, Codable {
     public var error: Double
 }
 
-/// What ``Simulation/run(_:seed:strategies:configuration:)`` measured.
+/// What ``Simulation/run(_:seed:strategies:configuration:seriesPoints:)`` measured.
 public struct SimulationReport: Sendable, Hashable, Codable {
     /// The scenario's name.
     public var scenario: String

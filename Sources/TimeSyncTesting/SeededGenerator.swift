@@ -10,6 +10,7 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         mixer = SplitMix64(seed: seed)
     }
 
+    /// The next 64 random bits.
     public mutating func next() -> UInt64 {
         mixer.next()
     }
