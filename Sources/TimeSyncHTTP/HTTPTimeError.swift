@@ -8,6 +8,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case missingDate, conflictingDates, invalidDate, conflictingTimeHeaders
         case cachedResponse, notModifiedWithoutFreshDate, nonceMissing, nonceMismatch
         case inconsistentTimestamps, inconsistentSamples, noUsableSamples, invalidURL, invalidArgument, timeout
+        case missingTimestamp, malformedTimestamp
     }
 
     let code: Code
@@ -74,6 +75,10 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let timeout = HTTPTimeError(.timeout)
     /// An argument is out of range (for example zero samples).
     public static let invalidArgument = HTTPTimeError(.invalidArgument)
+    /// The response has none of the observer's schemes (a Unix timestamp header, a custom reading).
+    public static let missingTimestamp = HTTPTimeError(.missingTimestamp)
+    /// A Unix timestamp header is not digits, is outside the supported years, or two copies differ.
+    public static let malformedTimestamp = HTTPTimeError(.malformedTimestamp)
 
     /// A human-readable explanation, with the detail when there is one.
     public var description: String {
@@ -96,6 +101,8 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case .invalidURL: "not an absolute http(s) URL"
             case .invalidArgument: "invalid argument"
             case .timeout: "no complete response in time"
+            case .missingTimestamp: "response has no server time in the expected header"
+            case .malformedTimestamp: "malformed timestamp header"
             }
         return detail.map { "\(base) (\($0))" } ?? base
     }

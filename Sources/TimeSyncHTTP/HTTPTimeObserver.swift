@@ -7,6 +7,10 @@ public enum HTTPTimeMethod: String, Sendable, Hashable, Codable {
     case timeHeader = "header"
     /// From the `Date` header: a one-second timestamp.
     case date = "date"
+    /// From a Unix timestamp header (``HTTPTimeScheme/unixTimestamp(header:unit:)``).
+    case unixTimestamp = "timestamp"
+    /// From a custom scheme (``HTTPTimeScheme/custom(name:_:)``).
+    case custom = "custom"
 }
 
 /// Which headers a response may calibrate from.
@@ -40,20 +44,30 @@ public struct HTTPTimeObservation: Sendable, Hashable {
 public struct HTTPTimeObserver: Sendable {
     /// The source name given to samples (usually the server's `host[:port]`).
     public var source: String
-    /// Which headers to use.
-    public var policy: HTTPTimeHeaderPolicy
+    /// Where responses carry the server's time, tried in order: the first a response carries is used.
+    public var schemes: [HTTPTimeScheme]
     /// The clocks: the wall clock expands RFC 850 two-digit years.
     public var timeBase: any TimeBase
 
-    /// Creates an observer.
+    /// Creates an observer that reads the server's time by the given schemes.
+    /// - Parameters:
+    ///   - source: The source name for samples; must not be empty.
+    ///   - schemes: Where responses carry the server's time, tried in order (for example
+    ///     `[.unixTimestamp(header: "Response-Timestamp", unit: .milliseconds)]`).
+    ///   - timeBase: The clocks (the wall clock is read only to expand RFC 850 years).
+    public init(source: String, schemes: [HTTPTimeScheme], timeBase: any TimeBase = SystemTimeBase()) {
+        self.source = source
+        self.schemes = schemes
+        self.timeBase = timeBase
+    }
+
+    /// Creates an observer for `TimeSync-Time` and `Date`.
     /// - Parameters:
     ///   - source: The source name for samples; must not be empty.
     ///   - policy: Which headers to use; by default `TimeSync-Time` when present, else `Date`.
     ///   - timeBase: The clocks (the wall clock is read only to expand RFC 850 years).
     public init(source: String, policy: HTTPTimeHeaderPolicy = .preferTimeHeader, timeBase: any TimeBase = SystemTimeBase()) {
-        self.source = source
-        self.policy = policy
-        self.timeBase = timeBase
+        self.init(source: source, schemes: HTTPTimeScheme.schemes(for: policy), timeBase: timeBase)
     }
 
     /// Takes a sample from a response given as name/value pairs (any HTTP client's headers).
@@ -71,67 +85,123 @@ public struct HTTPTimeObserver: Sendable {
         status: Int, headers: some Sequence<(name: String, value: String)>,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
     ) throws(HTTPTimeError) -> HTTPTimeObservation {
-        var timeValues: [String] = []
-        var dateValues: [String] = []
-        var ageValues: [String] = []
-        for (name, value) in headers {
-            if name.caseInsensitiveEquals(HTTPTimeHeader.name) {
-                timeValues.append(value)
-            } else if name.caseInsensitiveEquals("Date") {
-                dateValues.append(value)
-            } else if name.caseInsensitiveEquals("Age") {
-                ageValues.append(value)
-            }
-        }
-        try Self.rejectCached(ageValues)
-
-        if policy != .dateOnly, !timeValues.isEmpty {
-            let header = try Self.parseTimeHeader(timeValues)
-            if let nonce {
-                guard let echoed = header.nonce else { throw HTTPTimeError(.nonceMissing) }
-                guard echoed == nonce else { throw HTTPTimeError(.nonceMismatch) }
-            } else if status == 304 {
-                throw HTTPTimeError(.notModifiedWithoutFreshDate, detail: "no nonce was sent")
-            }
-            do {
-                let sample = try OffsetSample.exchange(
-                    source: source, requestSent: requestSent, serverReceive: header.serverReceive,
-                    serverTransmit: header.serverTransmit, responseReceived: responseReceived,
-                    serverUncertainty: header.uncertainty ?? .zero)
+        let fields = Array(headers)
+        func values(_ name: String) -> [String] { fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value) }
+        try Self.rejectCached(values("Age"))
+        var lastMissing = HTTPTimeError(.missingTimestamp, detail: "no scheme configured")
+        for scheme in schemes {
+            switch scheme {
+            case .timeSyncTime:
+                let timeValues = values(HTTPTimeHeader.name)
+                guard !timeValues.isEmpty else {
+                    lastMissing = HTTPTimeError(.missingTimeHeader)
+                    continue
+                }
+                let header = try Self.parseTimeHeader(timeValues)
+                if let nonce {
+                    guard let echoed = header.nonce else { throw HTTPTimeError(.nonceMissing) }
+                    guard echoed == nonce else { throw HTTPTimeError(.nonceMismatch) }
+                } else if status == 304 {
+                    throw HTTPTimeError(.notModifiedWithoutFreshDate, detail: "no nonce was sent")
+                }
+                let sample = try Self.sample { () throws(SampleError) -> OffsetSample in
+                    try OffsetSample.exchange(
+                        source: source, requestSent: requestSent, serverReceive: header.serverReceive,
+                        serverTransmit: header.serverTransmit, responseReceived: responseReceived,
+                        serverUncertainty: header.uncertainty ?? .zero)
+                }
                 return HTTPTimeObservation(sample: sample, method: .timeHeader)
-            } catch {
-                throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
+            case .date:
+                // A 304 may carry the Date the cache stored with the response; nothing proves it fresh.
+                guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate) }
+                let dateValues = values("Date")
+                guard !dateValues.isEmpty else {
+                    lastMissing = HTTPTimeError(.missingDate)
+                    continue
+                }
+                let serverTime = try Self.parseDates(dateValues, reference: timeBase.wallNow())
+                // A leap second (`:60`) spans two seconds of Unix time: its interval says so.
+                let sample = try Self.sample { () throws(SampleError) -> OffsetSample in
+                    try OffsetSample.timestamp(
+                        source: source, serverTime: serverTime.start, resolution: serverTime.length,
+                        requestSent: requestSent, responseReceived: responseReceived)
+                }
+                return HTTPTimeObservation(sample: sample, method: .date)
+            case .unixTimestamp(let name, let unit):
+                let stamps = values(name)
+                guard !stamps.isEmpty else {
+                    lastMissing = HTTPTimeError(.missingTimestamp, detail: name)
+                    continue
+                }
+                guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate, detail: name) }
+                let (time, resolution) = try HTTPTimeScheme.parseUnixTimestamp(stamps[0], unit: unit)
+                for other in stamps.dropFirst() {
+                    guard try HTTPTimeScheme.parseUnixTimestamp(other, unit: unit) == (time, resolution) else {
+                        throw HTTPTimeError(.malformedTimestamp, detail: "conflicting \(name) fields")
+                    }
+                }
+                let sample = try Self.sample { () throws(SampleError) -> OffsetSample in
+                    try OffsetSample.timestamp(
+                        source: source, serverTime: time, resolution: .nanoseconds(resolution), requestSent: requestSent,
+                        responseReceived: responseReceived)
+                }
+                return HTTPTimeObservation(sample: sample, method: .unixTimestamp)
+            case .custom(let name, let read):
+                let reading: HTTPServerTimeReading
+                do {
+                    reading = try read(status, fields)
+                } catch let error as HTTPTimeError {
+                    throw error
+                } catch {
+                    throw HTTPTimeError(.missingTimestamp, detail: "\(name): \(error)")
+                }
+                guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate, detail: name) }
+                let sample = try Self.sample { () throws(SampleError) -> OffsetSample in
+                    if let processing = reading.processingTime {
+                        try OffsetSample.stamped(
+                            source: source, serverTime: reading.serverTime, processingTime: processing,
+                            requestSent: requestSent, responseReceived: responseReceived, serverUncertainty: reading.resolution)
+                    } else if reading.resolution > .zero {
+                        try OffsetSample.timestamp(
+                            source: source, serverTime: reading.serverTime, resolution: reading.resolution,
+                            requestSent: requestSent, responseReceived: responseReceived)
+                    } else {
+                        try OffsetSample.exchange(
+                            source: source, requestSent: requestSent, serverReceive: reading.serverTime,
+                            serverTransmit: reading.serverTime, responseReceived: responseReceived)
+                    }
+                }
+                return HTTPTimeObservation(sample: sample, method: .custom)
             }
         }
-        if policy == .timeHeaderOnly { throw HTTPTimeError(.missingTimeHeader) }
+        throw lastMissing
+    }
 
-        // A 304 may carry the Date the cache stored with the response; nothing proves it fresh.
-        guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate) }
-        guard let dateValue = dateValues.first else { throw HTTPTimeError(.missingDate) }
-        let reference = timeBase.wallNow()
-        let serverTime: (start: UnixTime, length: Duration)
+    /// Builds a sample, a ``SampleError`` becoming ``HTTPTimeError/inconsistentTimestamps``.
+    private static func sample(_ build: () throws(SampleError) -> OffsetSample) throws(HTTPTimeError) -> OffsetSample {
         do {
-            serverTime = try HTTPDate.interval(dateValue, reference: reference)
+            return try build()
+        } catch {
+            throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
+        }
+    }
+
+    /// Parses the `Date` field lines of one response; copies must name the same second.
+    private static func parseDates(_ dateValues: [String], reference: UnixTime) throws(HTTPTimeError) -> (start: UnixTime, length: Duration) {
+        do {
+            let serverTime = try HTTPDate.interval(dateValues[0], reference: reference)
             for other in dateValues.dropFirst() {
                 guard try HTTPDate.interval(other, reference: reference) == serverTime else {
                     throw HTTPTimeError(.conflictingDates)
                 }
             }
+            return serverTime
         } catch let error as HTTPDateError {
             throw HTTPTimeError(.invalidDate, dateError: error)
         } catch let error as HTTPTimeError {
             throw error
         } catch {
             throw HTTPTimeError(.invalidDate)
-        }
-        do {
-            // A leap second (`:60`) spans two seconds of Unix time: its interval says so.
-            let sample = try OffsetSample.timestamp(
-                source: source, serverTime: serverTime.start, resolution: serverTime.length,
-                requestSent: requestSent, responseReceived: responseReceived)
-            return HTTPTimeObservation(sample: sample, method: .date)
-        } catch {
-            throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
         }
     }
 

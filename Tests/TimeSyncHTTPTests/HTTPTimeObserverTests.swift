@@ -42,10 +42,10 @@ struct HTTPTimeObserverTests {
     func policies() throws {
         let headers = [(name: "Date", value: "Fri, 21 Nov 2025 05:04:44 GMT"), (name: "TimeSync-Time", value: Self.header.fieldValue)]
         var dateOnly = observer
-        dateOnly.policy = .dateOnly
+        dateOnly.schemes = HTTPTimeScheme.schemes(for: .dateOnly)
         #expect(try dateOnly.observe(status: 200, headers: headers, requestSent: Self.t1, responseReceived: Self.t4).method == .date)
         var headerOnly = observer
-        headerOnly.policy = .timeHeaderOnly
+        headerOnly.schemes = HTTPTimeScheme.schemes(for: .timeHeaderOnly)
         #expect(throws: HTTPTimeError.missingTimeHeader) {
             try headerOnly.observe(status: 200, headers: [headers[0]], requestSent: Self.t1, responseReceived: Self.t4)
         }

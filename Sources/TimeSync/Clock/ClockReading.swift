@@ -4,17 +4,24 @@ import Foundation
 public enum SynchronizationStatus: UInt8, Sendable, Hashable, Codable, CustomStringConvertible {
     /// Never calibrated (or reset): readings are the device's wall clock, with unbounded error.
     case unsynchronized = 0
-    /// Calibrated, and a majority of the sources agree.
+    /// Calibrated, and at least ``ServerClock/Configuration/minimumAgreeingSources`` sources agree,
+    /// a majority of those heard.
     case synchronized = 1
     /// Sources disagree and no majority agrees: the last good calibration still ages, but the clock
     /// does not vouch for it.
     case noMajority = 2
+    /// Calibrated, but by fewer agreeing sources than ``ServerClock/Configuration/minimumAgreeingSources``
+    /// (the first of several servers answered, the others not yet): the reading and its bounds are
+    /// usable, but one lying server could have made them. ``ClockReading/position(in:)`` answers
+    /// `.uncertain`.
+    case provisional = 3
 
     public var description: String {
         switch self {
         case .unsynchronized: "unsynchronized"
         case .synchronized: "synchronized"
         case .noMajority: "no majority"
+        case .provisional: "provisional"
         }
     }
 }
@@ -37,10 +44,10 @@ public struct ClockReading: Sendable, Hashable {
 
     /// Whether the clock is synchronized (a majority of sources agree).
     public var isSynchronized: Bool { status == .synchronized }
-    /// The largest distance from ``serverTime`` to a bound: the reading's error bound.
+    /// The error: half the width of the bounds (``WallClockOffset/error`` is the same quantity). The
+    /// server's time is always within ``earliest`` … ``latest``.
     public var error: Duration {
-        .nanoseconds(max(serverTime.nanoseconds.saturatingSubtract(earliest.nanoseconds),
-                         latest.nanoseconds.saturatingSubtract(serverTime.nanoseconds)))
+        .nanoseconds(latest.nanoseconds.saturatingSubtract(earliest.nanoseconds) / 2)
     }
     /// Unix time in whole seconds.
     public var unixSeconds: Int64 { serverTime.seconds }
@@ -98,4 +105,8 @@ public enum ServerClockEvent: Sendable, Hashable {
     /// A stored calibration was not used (another boot session, unreadable or corrupt). Sent while the
     /// clock is created, before anyone can subscribe: the initializer's `onWarning` receives it.
     case storeIgnored(reason: String)
+    /// Writing the store failed; the clock is unchanged and the next write tries again.
+    case storeFailed(reason: String)
+    /// The clock's status changed (for example `provisional` → `synchronized` as more sources agree).
+    case statusChanged(from: SynchronizationStatus, to: SynchronizationStatus)
 }

@@ -34,16 +34,32 @@ public final class ServerClock: Clock, Sendable {
         /// A wall-clock move against the monotonic clock larger than this emits
         /// ``ServerClockEvent/wallClockChanged(by:)``. Default 1 s (NTP slews stay far below it).
         public var wallClockChangeThreshold: Duration
+        /// How many sources must agree (and be a majority of those heard) before the clock says
+        /// ``SynchronizationStatus/synchronized``; fewer agreeing make it
+        /// ``SynchronizationStatus/provisional``. Default 1: a clock fed by one server. With several
+        /// servers set it to min(3, servers), so that the first reply alone, which one liar could
+        /// send, is never called synchronized.
+        public var minimumAgreeingSources: Int {
+            didSet { minimumAgreeingSources = max(1, minimumAgreeingSources) }
+        }
+        /// When the store is written: at once for the first calibration and a significant change,
+        /// otherwise at most once a minute, in a background task. ``PersistencePolicy/everyCalibration``
+        /// writes after every calibration (still in the background).
+        public var persistence: PersistencePolicy
 
         /// Creates a configuration.
         public init(
             estimator: EstimatorConfiguration = .init(),
             offsetChangeThreshold: Duration = .milliseconds(1),
-            wallClockChangeThreshold: Duration = .seconds(1)
+            wallClockChangeThreshold: Duration = .seconds(1),
+            minimumAgreeingSources: Int = 1,
+            persistence: PersistencePolicy = .init()
         ) {
+            self.persistence = persistence
             self.estimator = estimator
             self.offsetChangeThreshold = offsetChangeThreshold
             self.wallClockChangeThreshold = wallClockChangeThreshold
+            self.minimumAgreeingSources = max(1, minimumAgreeingSources)
         }
     }
 
@@ -58,6 +74,12 @@ public final class ServerClock: Clock, Sendable {
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var cancelledWaiters: Set<UInt64> = []
         var nextID: UInt64 = 0
+        var persistence: PersistenceSchedule
+        /// Snapshots handed to the writer, numbered so an older one never replaces a newer one.
+        var snapshots: UInt64 = 0
+        var deferredWriteScheduled = false
+        /// The task that writes a deferred change, and when it is due.
+        var deferredWrite: (due: MonotonicInstant, task: Task<Void, Never>)?
 
         func emit(_ event: ServerClockEvent) {
             for continuation in subscribers.values { continuation.yield(event) }
@@ -77,6 +99,7 @@ public final class ServerClock: Clock, Sendable {
     private let usesSystemClocks: Bool
     private let published = PublishedModelCell()
     private let state: Locked<State>
+    private let writer: CalibrationWriter?
 
     /// Creates a clock, restoring a stored calibration of the same boot session if there is one.
     /// - Parameters:
@@ -102,7 +125,11 @@ public final class ServerClock: Clock, Sendable {
         self.store = store
         self.usesSystemClocks = timeBase is SystemTimeBase
         let reference = timeBase.wallNow().nanoseconds.saturatingSubtract(timeBase.monotonicNow().nanoseconds)
-        state = Locked(State(estimator: estimator, wallReference: reference))
+        let state = Locked(State(estimator: estimator, wallReference: reference, persistence: PersistenceSchedule(policy: configuration.persistence)))
+        self.state = state
+        writer = store.map { store in
+            CalibrationWriter(store: store) { reason in state.withLock { $0.emit(.storeFailed(reason: reason)) } }
+        }
         if let store { restore(from: store, onWarning: onWarning) }
     }
 
@@ -216,29 +243,35 @@ public final class ServerClock: Clock, Sendable {
     /// Forgets every calibration and sample: the clock returns to device time, unsynchronized, and the
     /// store is cleared.
     public func reset() {
-        state.withLock { state in
+        let sequence = state.withLock { state in
             state.estimator = initialEstimator
             state.calibration = nil
+            if state.status != .unsynchronized { state.emit(.statusChanged(from: state.status, to: .unsynchronized)) }
             state.status = .unsynchronized
             published.store(.unsynchronized)
             Self.wake(&state)
+            state.snapshots += 1
+            return state.snapshots
         }
-        try? store?.remove()
+        try? writer?.remove(superseding: sequence)
     }
 
     private func update(_ change: (inout any OffsetEstimator) -> EstimatorOutcome) {
         let monotonic = monotonicNow()
-        let snapshot: PersistedCalibration? = state.withLock { state in
+        let snapshot: PersistenceStep = state.withLock { state in
             let sourcesBefore = Set(state.estimator.sources)
             let outcome = change(&state.estimator)
             let lost = sourcesBefore.subtracting(state.estimator.sources)
             switch outcome {
             case .calibrated(let calibration):
                 let previous = state.status == .unsynchronized ? nil : state.calibration
+                let status = self.status(of: calibration)
                 state.calibration = calibration
-                state.status = .synchronized
-                published.store(PublishedModel(status: .synchronized, model: calibration.model))
+                let before = state.status
+                state.status = status
+                published.store(PublishedModel(status: status, model: calibration.model))
                 state.emit(.calibrated(reading(at: monotonic)))
+                if before != status { state.emit(.statusChanged(from: before, to: status)) }
                 if let previous {
                     let change = calibration.offset(at: monotonic).estimate.saturatingSubtract(previous.offset(at: monotonic).estimate)
                     if change.magnitude > configuration.offsetChangeThreshold.nanosecondsClamped.magnitude {
@@ -247,6 +280,7 @@ public final class ServerClock: Clock, Sendable {
                 }
             case .noMajority(let sources, let agreeing):
                 if state.calibration != nil {
+                    if state.status != .noMajority { state.emit(.statusChanged(from: state.status, to: .noMajority)) }
                     state.status = .noMajority
                     published.store(PublishedModel(status: .noMajority, model: state.calibration!.model))
                 }
@@ -258,14 +292,87 @@ public final class ServerClock: Clock, Sendable {
             }
             for source in lost.sorted() { state.emit(.sourceLost(source)) }
             Self.wake(&state)
-            guard store != nil, let bootSessionID = timeBase.bootSessionID else { return nil }
-            return PersistedCalibration(
+            return persistenceStep(&state, at: monotonic)
+        }
+        switch snapshot {
+        case .none: break
+        case .write(let snapshot, let sequence): writer?.submit(snapshot, sequence: sequence)
+        case .schedule(let instant):
+            let task = scheduleDeferredWrite(at: instant)
+            state.withLock { $0.deferredWrite = (instant, task) }
+        }
+    }
+
+    // MARK: Persistence
+
+    private enum PersistenceStep {
+        case none
+        case write(PersistedCalibration, UInt64)
+        case schedule(MonotonicInstant)
+    }
+
+    /// The snapshot to save now, if the policy says so; with the state locked.
+    private func snapshot(_ state: inout State, at monotonic: MonotonicInstant) -> (PersistedCalibration, UInt64)? {
+        guard writer != nil, let bootSessionID = timeBase.bootSessionID else { return nil }
+        state.snapshots += 1
+        return (
+            PersistedCalibration(
                 bootSessionID: bootSessionID, savedAt: monotonic, strategy: initialEstimator.name,
-                calibration: state.calibration, samples: state.estimator.samples)
+                calibration: state.calibration, samples: state.estimator.samples),
+            state.snapshots
+        )
+    }
+
+    private func persistenceStep(_ state: inout State, at monotonic: MonotonicInstant) -> PersistenceStep {
+        guard writer != nil, timeBase.bootSessionID != nil else { return .none }
+        let estimate = state.calibration?.offset(at: monotonic).estimate ?? 0
+        switch state.persistence.changed(at: monotonic, estimate: estimate, status: state.status) {
+        case .writeNow:
+            return snapshot(&state, at: monotonic).map { .write($0.0, $0.1) } ?? .none
+        case .writeAt(let instant):
+            guard !state.deferredWriteScheduled else { return .none }
+            state.deferredWriteScheduled = true
+            return .schedule(instant)
         }
-        if let snapshot, let store, let data = try? snapshot.encoded() {
-            try? store.save(data)
+    }
+
+    /// Sleeps (on the time base) until a deferred write is due, then writes the newest state.
+    private func scheduleDeferredWrite(at instant: MonotonicInstant) -> Task<Void, Never> {
+        Task.detached(priority: .utility) { [weak self, timeBase] in
+            try? await timeBase.sleep(until: instant)
+            guard let self else { return }
+            let monotonic = self.timeBase.monotonicNow()
+            let step: (PersistedCalibration, UInt64)? = self.state.withLock { state in
+                state.deferredWriteScheduled = false
+                let estimate = state.calibration?.offset(at: monotonic).estimate ?? 0
+                guard state.persistence.deferredWriteDue(at: monotonic, estimate: estimate, status: state.status) else { return nil }
+                return self.snapshot(&state, at: monotonic)
+            }
+            if let (snapshot, sequence) = step { self.writer?.submit(snapshot, sequence: sequence) }
         }
+    }
+
+    /// Writes the clock's state to its store now, on the caller's thread, whatever the policy: call
+    /// it when the app goes to the background or stops. Does nothing without a store or on a platform
+    /// without boot session identifiers.
+    /// - Throws: The store's error (also sent as ``ServerClockEvent/storeFailed(reason:)``).
+    public func flush() throws {
+        let monotonic = monotonicNow()
+        let step: (PersistedCalibration, UInt64)? = state.withLock { state in
+            let estimate = state.calibration?.offset(at: monotonic).estimate ?? 0
+            state.persistence.flushed(at: monotonic, estimate: estimate, status: state.status)
+            return snapshot(&state, at: monotonic)
+        }
+        if let (snapshot, sequence) = step { try writer?.write(snapshot, sequence: sequence) }
+    }
+
+    /// Waits until the background writes queued so far are done (for tests and orderly shutdown).
+    package func storeWritesIdle() async {
+        // A deferred write already due is waited for too; one still in the future is not.
+        if let deferred = state.withLock({ $0.deferredWrite }), timeBase.monotonicNow() >= deferred.due {
+            await deferred.task.value
+        }
+        await writer?.idle()
     }
 
     // MARK: Wall clock
@@ -388,6 +495,11 @@ public final class ServerClock: Clock, Sendable {
 
     // MARK: Persistence
 
+    /// Synchronized when enough sources agree, provisional otherwise.
+    private func status(of calibration: Calibration) -> SynchronizationStatus {
+        calibration.sources.count >= configuration.minimumAgreeingSources ? .synchronized : .provisional
+    }
+
     private func restore(from store: any CalibrationStore, onWarning: (@Sendable (String) -> Void)?) {
         let outcome = PersistedCalibration.restore(from: store, timeBase: timeBase)
         switch outcome {
@@ -401,9 +513,10 @@ public final class ServerClock: Clock, Sendable {
                 var result = EstimatorOutcome.noSamples
                 for sample in persisted.samples { result = state.estimator.add(sample) }
                 if case .calibrated(let calibration) = result {
+                    let status = self.status(of: calibration)
                     state.calibration = calibration
-                    state.status = .synchronized
-                    published.store(PublishedModel(status: .synchronized, model: calibration.model))
+                    state.status = status
+                    published.store(PublishedModel(status: status, model: calibration.model))
                     state.emit(.restored(calibration))
                 }
             }

@@ -33,7 +33,7 @@ struct PublishedEstimate {
         guard elapsed >= 0 else { return nil }
         // Rounded to nearest, as ``OffsetModel/estimate(at:)`` rounds: `now` and `reading()` agree to the
         // nanosecond.
-        let (offset, o1) = estimate.addingReportingOverflow(Int64((rate * Double(elapsed)).rounded()))
+        let (offset, o1) = estimate.addingReportingOverflow(Int64(rounding: rate * Double(elapsed)))
         let (time, o2) = monotonic.addingReportingOverflow(offset)
         return o1 || o2 ? nil : time
     }

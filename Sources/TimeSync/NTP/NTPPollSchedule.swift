@@ -12,13 +12,19 @@ public struct NTPPollPolicy: Sendable, Hashable {
     public var minimumInterval: Duration
     /// The longest poll interval the backoff reaches. Default 1024 s.
     public var maximumInterval: Duration
+    /// The error the clock should keep (half the width of its bounds), when the caller reports it:
+    /// a sample that leaves the error above this halves the interval (down to the floor) instead of
+    /// doubling it; at most half of it, the interval doubles; between, it stays. `nil`: always back
+    /// off (the interval doubles after every poll).
+    public var targetError: Duration?
 
     /// Creates a policy; intervals below ``pollFloor`` are raised to it, a maximum below the
     /// minimum is raised to the minimum.
     public init(
         burstCount: Int = 4, burstInterval: Duration = .seconds(2), minimumInterval: Duration = .seconds(64),
-        maximumInterval: Duration = .seconds(1024)
+        maximumInterval: Duration = .seconds(1024), targetError: Duration? = nil
     ) {
+        self.targetError = targetError.map { max(.nanoseconds(1), $0) }
         self.burstCount = max(1, burstCount)
         self.burstInterval = max(.zero, burstInterval)
         self.minimumInterval = max(Self.pollFloor, minimumInterval)
@@ -58,6 +64,22 @@ public struct NTPPollSchedule: Sendable, Hashable {
         burstRemaining = policy.burstCount
         interval = policy.minimumInterval
         floor = policy.minimumInterval
+    }
+
+    /// The wait before the next poll, or `nil` when this server must not be polled again.
+    /// - Parameters:
+    ///   - outcome: What the poll just made gave.
+    ///   - error: The clock's error after the poll (half the width of its bounds), for
+    ///     ``NTPPollPolicy/targetError``; `nil` when unknown.
+    public mutating func next(after outcome: NTPPollOutcome, error: Duration?) -> Duration? {
+        if outcome == .sample, burstRemaining == 0, let target = policy.targetError, let error {
+            if error > target {
+                interval = max(floor, interval / 2)
+                return interval
+            }
+            if error * 2 > target { return max(interval, floor) }
+        }
+        return next(after: outcome)
     }
 
     /// The wait before the next poll, or `nil` when this server must not be polled again.

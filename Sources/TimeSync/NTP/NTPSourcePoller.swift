@@ -62,6 +62,13 @@ public struct NTPSourcePoller: Sendable, Hashable {
     ///   ``NTPPollAction/wait(until:)`` otherwise; ``NTPPollAction/resolve`` or
     ///   ``NTPPollAction/demobilize`` once the address is done with, for every call after.
     public mutating func nextAction(at now: MonotonicInstant) -> NTPPollAction {
+        var unlimited = RequestBudget.unlimited
+        return nextAction(at: now, budget: &unlimited)
+    }
+
+    /// What to do at `now`, within a request budget shared with other sources: a due poll waits for
+    /// the budget's next token.
+    public mutating func nextAction(at now: MonotonicInstant, budget: inout RequestBudget) -> NTPPollAction {
         if stopped { return .demobilize }
         if unansweredPolls >= unreachableAfter { return .resolve }
         if awaitingReply {
@@ -70,6 +77,10 @@ public struct NTPSourcePoller: Sendable, Hashable {
             return nextAction(at: now)
         }
         guard now >= nextPoll else { return .wait(until: nextPoll) }
+        guard budget.take(at: now) else {
+            nextPoll = budget.nextToken(at: now)
+            return .wait(until: nextPoll)
+        }
         awaitingReply = true
         polls += 1
         return .send
@@ -80,12 +91,18 @@ public struct NTPSourcePoller: Sendable, Hashable {
     ///   - outcome: A usable reply, a failure (timeout, network error, rejected reply), or a kiss.
     ///   - now: When the outcome was known; the next poll is timed from here.
     public mutating func handle(_ outcome: NTPPollOutcome, at now: MonotonicInstant) {
+        handle(outcome, at: now, error: nil)
+    }
+
+    /// Takes the outcome of the request last asked for, with the clock's error after it: see
+    /// ``NTPPollPolicy/targetError``.
+    public mutating func handle(_ outcome: NTPPollOutcome, at now: MonotonicInstant, error: Duration?) {
         guard awaitingReply, !stopped else { return }
         awaitingReply = false
         let usable = outcome == .sample
         reachability = reachability << 1 | (usable ? 1 : 0)
         unansweredPolls = usable ? 0 : unansweredPolls + 1
-        guard let wait = schedule.next(after: outcome) else {
+        guard let wait = schedule.next(after: outcome, error: error) else {
             stopped = true
             return
         }

@@ -89,6 +89,7 @@ import TimeSyncTesting
             return
         }
         #expect(reading.isSynchronized)
+        #expect(await events.next() == .statusChanged(from: .unsynchronized, to: .synchronized))
 
         base.jumpWall(by: .seconds(3600))
         #expect(clock.checkWallClock() == .seconds(3600))

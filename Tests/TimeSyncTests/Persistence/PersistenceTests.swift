@@ -29,6 +29,7 @@ final class Warnings: Sendable {
             clock.calibrate(with: try Fixture.exchange(offset: 42 * Fixture.second, at: base.monotonicNow()))
             base.advance(by: .seconds(16))
         }
+        try clock.flush()
         return clock
     }
 
@@ -82,6 +83,7 @@ final class Warnings: Sendable {
         // And the clock works normally afterwards, replacing the bad file.
         clock.calibrate(with: try Fixture.exchange(offset: 0, at: base.monotonicNow()))
         #expect(clock.isSynchronized)
+        try clock.flush()
         base.advance(by: .seconds(1))  // past the reply's arrival
         let restored = ServerClock(timeBase: base, store: store)
         #expect(restored.isSynchronized)

@@ -117,6 +117,7 @@ import TimeSyncTesting
         let store = MemoryStore()
         let clock = ServerClock(timeBase: base, store: store)
         clock.calibrate(with: try Fixture.exchange("a", offset: 5 * Fixture.second, at: base.monotonicNow()))
+        try clock.flush()
         base.advance(by: .seconds(1))
         return try #require(try store.load())
     }

@@ -1,0 +1,85 @@
+/// Writes a clock's snapshots to its store off the caller's path: the newest snapshot wins, writes
+/// never overlap, and one never replaces a newer one.
+final class CalibrationWriter: Sendable {
+    private struct Queue: Sendable {
+        var pending: (sequence: UInt64, snapshot: PersistedCalibration)?
+        var draining = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let store: any CalibrationStore
+    private let queue = Locked(Queue())
+    /// The sequence number of the newest snapshot written (or attempted); held while writing, so
+    /// that writes are serialized.
+    private let written = Locked<UInt64>(0)
+    private let onError: @Sendable (String) -> Void
+
+    init(store: any CalibrationStore, onError: @escaping @Sendable (String) -> Void) {
+        self.store = store
+        self.onError = onError
+    }
+
+    /// Queues a snapshot for the background task, replacing one not yet written.
+    func submit(_ snapshot: PersistedCalibration, sequence: UInt64) {
+        let start = queue.withLock { queue -> Bool in
+            queue.pending = (sequence, snapshot)
+            guard !queue.draining else { return false }
+            queue.draining = true
+            return true
+        }
+        if start { Task.detached(priority: .utility) { self.drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let next = queue.withLock { queue -> (UInt64, PersistedCalibration)? in
+                guard let pending = queue.pending else {
+                    queue.draining = false
+                    let waiters = queue.waiters
+                    queue.waiters = []
+                    for waiter in waiters { waiter.resume() }
+                    return nil
+                }
+                queue.pending = nil
+                return pending
+            }
+            guard let (sequence, snapshot) = next else { return }
+            try? write(snapshot, sequence: sequence)
+        }
+    }
+
+    /// Writes a snapshot now, on the caller's thread, unless a newer one was written.
+    /// - Throws: The encoding's or the store's error (also reported to `onError`).
+    func write(_ snapshot: PersistedCalibration, sequence: UInt64) throws {
+        try written.withLock { written in
+            guard sequence > written else { return }
+            written = sequence
+            do {
+                try store.save(try snapshot.encoded())
+            } catch {
+                onError("\(error)")
+                throw error
+            }
+        }
+    }
+
+    /// Removes what is stored; snapshots numbered up to `sequence` are never written after this.
+    func remove(superseding sequence: UInt64) throws {
+        try written.withLock { written in
+            written = max(written, sequence)
+            try store.remove()
+        }
+    }
+
+    /// Waits until the background task has written everything queued so far.
+    func idle() async {
+        await withCheckedContinuation { continuation in
+            let done = queue.withLock { queue -> Bool in
+                guard queue.draining else { return true }
+                queue.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+/// When a ``ServerClock`` writes its store: rarely, so that a calibration costs nothing per sample.
+///
+/// The first calibration is written at once, and so is a significant change (the status changed, or
+/// the estimate moved more than ``significantChange``); anything else waits until
+/// ``minimumInterval`` has passed since the last write, and then the newest state is written once.
+/// Writes run in a background task; ``ServerClock/flush()`` writes at once (call it when the app goes
+/// to the background or stops).
+public struct PersistencePolicy: Sendable, Hashable {
+    /// At most one routine write per this interval. Default 60 s.
+    public var minimumInterval: Duration
+    /// An estimate that moved more than this since the last write is written at once. Default 10 ms.
+    public var significantChange: Duration
+
+    /// Creates a policy.
+    public init(minimumInterval: Duration = .seconds(60), significantChange: Duration = .milliseconds(10)) {
+        self.minimumInterval = max(.zero, minimumInterval)
+        self.significantChange = max(.zero, significantChange)
+    }
+
+    /// Every calibration written at once (in the background).
+    public static let everyCalibration = PersistencePolicy(minimumInterval: .zero, significantChange: .zero)
+}
+
+/// What to do about the store after a change.
+public enum PersistenceDecision: Sendable, Hashable {
+    /// Write the current state now.
+    case writeNow
+    /// Write at this instant (a write is already due then, or should be scheduled for then).
+    case writeAt(MonotonicInstant)
+}
+
+/// The debouncing of ``PersistencePolicy``, sans I/O: the clock reports each change with its instant,
+/// estimate and status, and writes when told.
+public struct PersistenceSchedule: Sendable, Hashable {
+    /// The policy followed.
+    public let policy: PersistencePolicy
+    /// When the last write was decided; `nil` before the first.
+    public private(set) var lastWrite: MonotonicInstant?
+    /// The estimate (θ, ns) and status written last.
+    public private(set) var written: (estimate: Int64, status: SynchronizationStatus)?
+    /// Whether a change waits for a deferred write.
+    public private(set) var pending = false
+
+    /// A schedule that has written nothing yet.
+    public init(policy: PersistencePolicy) {
+        self.policy = policy
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.policy == rhs.policy && lhs.lastWrite == rhs.lastWrite && lhs.pending == rhs.pending
+            && lhs.written?.estimate == rhs.written?.estimate && lhs.written?.status == rhs.written?.status
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(policy)
+        hasher.combine(lastWrite)
+        hasher.combine(pending)
+        hasher.combine(written?.estimate)
+        hasher.combine(written?.status)
+    }
+
+    /// Takes a change of the clock's state.
+    /// - Parameters:
+    ///   - now: When it changed.
+    ///   - estimate: The estimate of θ now, in nanoseconds.
+    ///   - status: The clock's status now.
+    /// - Returns: Write now, or at an instant (the caller keeps one deferred write scheduled).
+    public mutating func changed(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) -> PersistenceDecision {
+        let significant: Bool
+        if let written {
+            significant = written.status != status
+                || estimate.saturatingSubtract(written.estimate).magnitude > policy.significantChange.nanosecondsClamped.magnitude
+        } else {
+            significant = true
+        }
+        let due = lastWrite.map { $0.advanced(by: policy.minimumInterval) } ?? now
+        if significant || now >= due {
+            lastWrite = now
+            written = (estimate, status)
+            pending = false
+            return .writeNow
+        }
+        pending = true
+        return .writeAt(due)
+    }
+
+    /// The deferred write's instant came: whether to write (a change is pending), and records it.
+    public mutating func deferredWriteDue(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) -> Bool {
+        guard pending else { return false }
+        pending = false
+        lastWrite = now
+        written = (estimate, status)
+        return true
+    }
+
+    /// A write made outside the schedule (``ServerClock/flush()``).
+    public mutating func flushed(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) {
+        pending = false
+        lastWrite = now
+        written = (estimate, status)
+    }
+}

@@ -1,0 +1,127 @@
+import TimeSync
+
+/// The unit of a Unix timestamp header.
+public enum UnixTimestampUnit: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Whole seconds since 1970 (`1732390000`).
+    case seconds
+    /// Milliseconds since 1970 (`1732390000123`), the usual `Response-Timestamp`.
+    case milliseconds
+    /// Microseconds since 1970.
+    case microseconds
+    /// Nanoseconds since 1970.
+    case nanoseconds
+
+    /// One unit, in nanoseconds.
+    var nanoseconds: Int64 {
+        switch self {
+        case .seconds: 1_000_000_000
+        case .milliseconds: 1_000_000
+        case .microseconds: 1_000
+        case .nanoseconds: 1
+        }
+    }
+}
+
+/// What a custom scheme read from a response: the server's time and how exactly it is known.
+public struct HTTPServerTimeReading: Sendable, Hashable {
+    /// The server's time as it answered (as late as it could read it).
+    public var serverTime: UnixTime
+    /// The timestamp's resolution: the server's time lies in `serverTime ..< serverTime + resolution`.
+    /// Zero for an exact time.
+    public var resolution: Duration
+    /// How long the server spent on the request before `serverTime`, when it says so: the sample is
+    /// then an exchange (t2 = `serverTime` − this, t3 = `serverTime`), far tighter than the round trip.
+    public var processingTime: Duration?
+
+    /// Creates a reading.
+    public init(serverTime: UnixTime, resolution: Duration = .zero, processingTime: Duration? = nil) {
+        self.serverTime = serverTime
+        self.resolution = resolution
+        self.processingTime = processingTime
+    }
+}
+
+/// Where a response says what time the server had: which header, in which convention.
+///
+/// An ``HTTPTimeObserver`` tries its schemes in order and uses the first the response carries; a
+/// response with none of them is rejected (the clock is unchanged).
+public enum HTTPTimeScheme: Sendable {
+    /// The `TimeSync-Time` header: the server's receive and transmit times, to the nanosecond, with
+    /// the request's nonce echoed.
+    case timeSyncTime
+    /// The `Date` header every HTTP server sends: one-second resolution.
+    case date
+    /// A header carrying a Unix timestamp, such as a millisecond `Response-Timestamp: 1732390000123`:
+    /// the server's time when it answered, truncated to the unit (a fraction, `1732390000.123`, is
+    /// read to its last digit).
+    case unixTimestamp(header: String, unit: UnixTimestampUnit)
+    /// Your own convention: read the server's time from the status and headers, or throw (any error
+    /// rejects the response as ``HTTPTimeError/missingTimestamp`` with its description).
+    case custom(name: String, @Sendable (_ status: Int, _ headers: [(name: String, value: String)]) throws -> HTTPServerTimeReading)
+
+    /// The schemes a policy stands for.
+    public static func schemes(for policy: HTTPTimeHeaderPolicy) -> [HTTPTimeScheme] {
+        switch policy {
+        case .preferTimeHeader: [.timeSyncTime, .date]
+        case .timeHeaderOnly: [.timeSyncTime]
+        case .dateOnly: [.date]
+        }
+    }
+
+    /// A short name for logs and errors.
+    public var name: String {
+        switch self {
+        case .timeSyncTime: HTTPTimeHeader.name
+        case .date: "Date"
+        case .unixTimestamp(let header, let unit): "\(header) (Unix \(unit.rawValue))"
+        case .custom(let name, _): name
+        }
+    }
+
+    /// Reads a Unix timestamp field value: ASCII digits with at most one `.` and up to 19 digits in
+    /// all, no sign, optional whitespace around. Range-checked before any arithmetic.
+    /// - Returns: The time and the resolution its last digit gives.
+    static func parseUnixTimestamp(_ value: String, unit: UnixTimestampUnit) throws(HTTPTimeError) -> (UnixTime, Int64) {
+        let text = value.trimmingOWS()
+        var whole: Int64 = 0
+        var fraction: Int64 = 0
+        var fractionDigits = 0
+        var digits = 0
+        var seenPoint = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "."), !seenPoint {
+                seenPoint = true
+                continue
+            }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+                throw HTTPTimeError(.malformedTimestamp, detail: "not a Unix timestamp")
+            }
+            digits += 1
+            guard digits <= 19 else { throw HTTPTimeError(.malformedTimestamp, detail: "too many digits") }
+            let digit = Int64(byte - UInt8(ascii: "0"))
+            if seenPoint {
+                fractionDigits += 1
+                fraction = fraction * 10 + digit
+            } else {
+                whole = whole * 10 + digit
+            }
+        }
+        guard digits > 0, !(seenPoint && fractionDigits == 0) else {
+            throw HTTPTimeError(.malformedTimestamp, detail: "no digits")
+        }
+        // Whole units within the supported years first; then the fraction, at most one unit.
+        let unitNanoseconds = unit.nanoseconds
+        let limit = SampleLimits.serverTimes.upperBound.nanoseconds / unitNanoseconds
+        guard whole <= limit else { throw HTTPTimeError(.malformedTimestamp, detail: "outside the supported years") }
+        var resolution = unitNanoseconds
+        var fractionNanoseconds: Int64 = 0
+        for _ in 0..<fractionDigits { resolution /= 10 }
+        guard resolution > 0 else { throw HTTPTimeError(.malformedTimestamp, detail: "finer than a nanosecond") }
+        fractionNanoseconds = fraction * resolution
+        let time = whole * unitNanoseconds + fractionNanoseconds
+        guard SampleLimits.serverTimes.contains(UnixTime(nanoseconds: time)) else {
+            throw HTTPTimeError(.malformedTimestamp, detail: "outside the supported years")
+        }
+        return (UnixTime(nanoseconds: time), resolution)
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import TimeSync
+import TimeSyncFixtures
+import TimeSyncTesting
+
+/// A store that counts its writes and can be made to fail.
+final class CountingStore: CalibrationStore {
+    private let state = Locked<(data: Data?, saves: Int, failing: Bool)>((nil, 0, false))
+
+    var saves: Int { state.withLock { $0.saves } }
+    var failing: Bool {
+        get { state.withLock { $0.failing } }
+        set { state.withLock { $0.failing = newValue } }
+    }
+
+    func load() throws -> Data? { state.withLock { $0.data } }
+    func save(_ data: Data) throws {
+        try state.withLock {
+            if $0.failing { throw CocoaError(.fileWriteNoPermission) }
+            $0.data = data
+            $0.saves += 1
+        }
+    }
+    func remove() throws { state.withLock { $0.data = nil } }
+}
+
+/// Writing the store costs nothing per sample: at once for the first calibration and significant
+/// changes, otherwise at most once per interval, in the background.
+@Suite struct DebouncedPersistenceTests {
+    let s = Fixture.second
+
+    @Test func routineCalibrationsAreWrittenOncePerInterval() async throws {
+        let base = ManualTimeBase()
+        let store = CountingStore()
+        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .init(minimumInterval: .seconds(60))), store: store)
+        // The first calibration: written at once (in the background).
+        clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
+        await clock.storeWritesIdle()
+        #expect(store.saves == 1)
+        // Fifty more within the minute, the same offset: nothing written yet…
+        for _ in 0..<50 {
+            base.advance(by: .seconds(1))
+            clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
+        }
+        await clock.storeWritesIdle()
+        #expect(store.saves == 1)
+        #expect(await base.waitForSleepers(1), "one deferred write is scheduled")
+        // …until the minute is up: then once, with the newest state.
+        base.advance(by: .seconds(10))
+        #expect(await base.waitForSleepers(0))
+        await clock.storeWritesIdle()
+        #expect(store.saves == 2)
+        let saved = try JSONDecoder().decode(PersistedCalibration.self, from: try #require(try store.load()))
+        #expect(saved.samples.last?.time == clock.calibration?.time)
+    }
+
+    @Test func aSignificantChangeIsWrittenAtOnce() async throws {
+        let base = ManualTimeBase()
+        let store = CountingStore()
+        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .init(minimumInterval: .seconds(60), significantChange: .milliseconds(10))), store: store)
+        clock.calibrate(with: try Fixture.exchange("a", offset: 3 * s, at: base.monotonicNow()))
+        await clock.storeWritesIdle()
+        base.advance(by: .seconds(1))
+        // The server stepped 2 s: two agreeing samples confirm the step and move the estimate.
+        clock.calibrate(with: try Fixture.exchange("a", offset: 5 * s, at: base.monotonicNow()))
+        base.advance(by: .seconds(1))
+        clock.calibrate(with: try Fixture.exchange("a", offset: 5 * s, at: base.monotonicNow()))
+        await clock.storeWritesIdle()
+        #expect(store.saves == 2)
+    }
+
+    @Test func flushWritesAtOnceAndWriteErrorsAreEvents() async throws {
+        let base = ManualTimeBase()
+        let store = CountingStore()
+        let clock = ServerClock(timeBase: base, store: store)
+        let events = clock.events()
+        clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
+        await clock.storeWritesIdle()
+        base.advance(by: .seconds(1))
+        clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
+        try clock.flush()
+        #expect(store.saves == 2)
+        store.failing = true
+        #expect(throws: CocoaError.self) { try clock.flush() }
+        #expect(clock.isSynchronized, "a failed write changes nothing")
+        for await event in events {
+            if case .storeFailed(let reason) = event {
+                #expect(!reason.isEmpty)
+                break
+            }
+        }
+    }
+
+    @Test func everyCalibrationPolicyWritesEachOne() async throws {
+        let base = ManualTimeBase()
+        let store = CountingStore()
+        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .everyCalibration), store: store)
+        for _ in 0..<5 {
+            clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
+            await clock.storeWritesIdle()
+            base.advance(by: .seconds(1))
+        }
+        #expect(store.saves == 5)
+    }
+
+    @Test func theScheduleAloneIsDeterministic() {
+        var schedule = PersistenceSchedule(policy: .init(minimumInterval: .seconds(10), significantChange: .milliseconds(1)))
+        let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000)
+        let decisions = [
+            schedule.changed(at: t0, estimate: 0, status: .synchronized),
+            schedule.changed(at: t0.advanced(by: .seconds(1)), estimate: 500_000, status: .synchronized),
+            schedule.changed(at: t0.advanced(by: .seconds(2)), estimate: 2_000_000, status: .synchronized),
+        ]
+        #expect(decisions == [.writeNow, .writeAt(t0.advanced(by: .seconds(10))), .writeNow])
+        let due = schedule.deferredWriteDue(at: t0.advanced(by: .seconds(12)), estimate: 2_000_000, status: .synchronized)
+        #expect(!due, "the significant change already wrote the pending state")
+        let statusChange = schedule.changed(at: t0.advanced(by: .seconds(3)), estimate: 2_000_000, status: .noMajority)
+        let routineLater = schedule.changed(at: t0.advanced(by: .seconds(13)), estimate: 2_000_000, status: .noMajority)
+        #expect(statusChange == .writeNow && routineLater == .writeNow)
+    }
+}
