@@ -145,7 +145,7 @@ public final class ServerClock: Clock, Sendable {
     public var now: UnixTime {
         let monotonic = monotonicNow()
         let published = self.published.loadEstimate()
-        if published.status == .unsynchronized { return timeBase.wallNow() }
+        if published.isUnsynchronized { return timeBase.wallNow() }
         if let serverTime = published.serverTime(at: monotonic.nanoseconds) {
             return UnixTime(nanoseconds: serverTime)
         }
@@ -296,7 +296,12 @@ public final class ServerClock: Clock, Sendable {
         }
         switch snapshot {
         case .none: break
-        case .write(let snapshot, let sequence): writer?.submit(snapshot, sequence: sequence)
+        case .write(let snapshot, let sequence):
+            if configuration.persistence.writesInBackground {
+                writer?.submit(snapshot, sequence: sequence)
+            } else {
+                try? writer?.write(snapshot, sequence: sequence)  // a failure is a storeFailed event
+            }
         case .schedule(let instant):
             let task = scheduleDeferredWrite(at: instant)
             state.withLock { $0.deferredWrite = (instant, task) }
@@ -304,6 +309,7 @@ public final class ServerClock: Clock, Sendable {
     }
 
     // MARK: Persistence
+
 
     private enum PersistenceStep {
         case none
@@ -427,9 +433,11 @@ public final class ServerClock: Clock, Sendable {
     }
 
     deinit {
-        // Finish outside the lock: finishing runs the streams' termination handlers.
-        let subscribers = state.withLock { $0.subscribers.values }
+        // Finish outside the lock: finishing runs the streams' termination handlers. A deferred write
+        // still waiting (on a time base that may never reach its instant) ends with the clock.
+        let (subscribers, deferred) = state.withLock { ($0.subscribers.values, $0.deferredWrite?.task) }
         for continuation in subscribers { continuation.finish() }
+        deferred?.cancel()
     }
 
     // MARK: Sleeping

@@ -80,22 +80,23 @@ public struct OffsetModel: Sendable, Hashable {
     /// - Complexity: O(1), no allocation.
     @inlinable
     public func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
-        let elapsed = Double(instant.nanoseconds.saturatingSubtract(time.nanoseconds))
-        let bounds = rate.age(offset, by: elapsed)
-        return (bounds.clamp(estimate.saturatingAdd(Int64(clamping: rate.estimate * elapsed))), bounds)
+        let elapsed = instant.nanoseconds.saturatingSubtract(time.nanoseconds)
+        let bounds = rate.age(offset, by: Double(elapsed))
+        return (bounds.clamp(estimate.saturatingAdd(Int64.driftTerm(rate: rate.estimate, elapsed: elapsed))), bounds)
     }
 
     /// The estimate of θ at a monotonic instant, without the bounds: the hot path of
     /// ``ServerClock/now``.
     ///
     /// From the anchor on it needs no clamping: the estimate starts inside the bounds and its rate lies
-    /// between theirs, so it stays inside (bounds round outward, the estimate to nearest).
+    /// between theirs, so it stays inside (bounds round outward; the drift term is floored, to within
+    /// a nanosecond of exact).
     /// - Complexity: O(1): one multiplication.
     @inlinable
     public func estimate(at instant: MonotonicInstant) -> Int64 {
         let elapsed = instant.nanoseconds.saturatingSubtract(time.nanoseconds)
         guard elapsed >= 0 else { return offset(at: instant).estimate }
-        return estimate.saturatingAdd(Int64(clamping: rate.estimate * Double(elapsed)))
+        return estimate.saturatingAdd(Int64.driftTerm(rate: rate.estimate, elapsed: elapsed))
     }
 
     /// The monotonic instant at which the estimated server time reaches `serverTime`

@@ -16,10 +16,14 @@ struct PublishedModel: Sendable, Equatable {
 
 /// The part of ``PublishedModel`` that the estimate needs.
 struct PublishedEstimate {
-    var status: SynchronizationStatus
+    /// ``SynchronizationStatus``'s raw value: compared as a byte on the hot path (converting it to
+    /// the enum is a function call).
+    var statusRawValue: UInt8
     var anchor: Int64
     var estimate: Int64
-    var rate: Double
+    /// The rate in fixed point (``Int64/fixedPointRate(_:)``); `nil` for a rate beyond the drift cap,
+    /// which only a custom estimator could publish: `now` then takes the saturating path.
+    var fixedPointRate: Int64?
 
     /// Server time at a monotonic reading at or after the anchor: ``OffsetModel/estimate(at:)``
     /// plus the reading, on the hot path of ``ServerClock/now``; `nil` before the anchor or where the
@@ -30,13 +34,15 @@ struct PublishedEstimate {
     @inline(__always)
     func serverTime(at monotonic: Int64) -> Int64? {
         let elapsed = monotonic &- anchor
-        guard elapsed >= 0 else { return nil }
-        // Rounded to nearest, as ``OffsetModel/estimate(at:)`` rounds: `now` and `reading()` agree to the
-        // nanosecond.
-        let (offset, o1) = estimate.addingReportingOverflow(Int64(rounding: rate * Double(elapsed)))
+        guard elapsed >= 0, let rate = fixedPointRate else { return nil }
+        let (offset, o1) = estimate.addingReportingOverflow(Int64.driftTerm(fixedPointRate: rate, elapsed: elapsed))
         let (time, o2) = monotonic.addingReportingOverflow(offset)
         return o1 || o2 ? nil : time
     }
+
+    /// Whether the clock has no calibration (readers then use the device's clock).
+    @inline(__always)
+    var isUnsynchronized: Bool { statusRawValue == SynchronizationStatus.unsynchronized.rawValue }
 }
 
 #if canImport(Darwin)
@@ -56,7 +62,8 @@ final class PublishedModelCell: Sendable {
     func loadEstimate() -> PublishedEstimate {
         let value = load()
         return PublishedEstimate(
-            status: value.status, anchor: value.model.time.nanoseconds, estimate: value.model.estimate, rate: value.model.rate.estimate)
+            statusRawValue: value.status.rawValue, anchor: value.model.time.nanoseconds, estimate: value.model.estimate,
+            fixedPointRate: Int64.fixedPointRate(value.model.rate.estimate))
     }
 }
 #else
@@ -74,6 +81,8 @@ final class PublishedModelCell: Sendable {
     private let rateLower = Atomic<UInt64>(0)
     private let rateUpper = Atomic<UInt64>(0)
     private let rateEstimate = Atomic<UInt64>(0)
+    /// The rate estimate in fixed point for `now`; `Int64.min` when beyond the drift cap.
+    private let fixedPointRate = Atomic<Int64>(0)
 
     init() {}
 
@@ -112,13 +121,12 @@ final class PublishedModelCell: Sendable {
             let status = self.status.load(ordering: .relaxed)
             let anchor = self.anchor.load(ordering: .relaxed)
             let estimate = self.estimate.load(ordering: .relaxed)
-            let rate = self.rateEstimate.load(ordering: .relaxed)
+            let rate = self.fixedPointRate.load(ordering: .relaxed)
             atomicMemoryFence(ordering: .acquiring)
             let after = sequence.load(ordering: .relaxed)
             guard before == after, before & 1 == 0 else { continue }
             return PublishedEstimate(
-                status: SynchronizationStatus(rawValue: status) ?? .unsynchronized, anchor: anchor, estimate: estimate,
-                rate: Double(bitPattern: rate))
+                statusRawValue: status, anchor: anchor, estimate: estimate, fixedPointRate: rate == .min ? nil : rate)
         }
     }
 
@@ -135,6 +143,7 @@ final class PublishedModelCell: Sendable {
         rateLower.store(value.model.rate.lower.bitPattern, ordering: .relaxed)
         rateUpper.store(value.model.rate.upper.bitPattern, ordering: .relaxed)
         rateEstimate.store(value.model.rate.estimate.bitPattern, ordering: .relaxed)
+        fixedPointRate.store(Int64.fixedPointRate(value.model.rate.estimate) ?? .min, ordering: .relaxed)
         sequence.store(start &+ 2, ordering: .releasing)
     }
 }

@@ -10,11 +10,15 @@ public struct PersistencePolicy: Sendable, Hashable {
     public var minimumInterval: Duration
     /// An estimate that moved more than this since the last write is written at once. Default 10 ms.
     public var significantChange: Duration
+    /// Whether writes due at a calibration run in a background task (the default) or on the
+    /// calibrating thread (a command-line tool that must not exit before its write, a fuzz harness).
+    public var writesInBackground: Bool
 
     /// Creates a policy.
-    public init(minimumInterval: Duration = .seconds(60), significantChange: Duration = .milliseconds(10)) {
+    public init(minimumInterval: Duration = .seconds(60), significantChange: Duration = .milliseconds(10), writesInBackground: Bool = true) {
         self.minimumInterval = max(.zero, minimumInterval)
         self.significantChange = max(.zero, significantChange)
+        self.writesInBackground = writesInBackground
     }
 
     /// Every calibration written at once (in the background).

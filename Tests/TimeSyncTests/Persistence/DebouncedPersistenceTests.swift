@@ -104,6 +104,15 @@ final class CountingStore: CalibrationStore {
         #expect(store.saves == 5)
     }
 
+    @Test func aSynchronousPolicyWritesOnTheCallingThread() throws {
+        let base = ManualTimeBase()
+        let store = CountingStore()
+        let clock = ServerClock(
+            timeBase: base, configuration: .init(persistence: .init(writesInBackground: false)), store: store)
+        clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
+        #expect(store.saves == 1, "written before calibrate returned")
+    }
+
     @Test func theScheduleAloneIsDeterministic() {
         var schedule = PersistenceSchedule(policy: .init(minimumInterval: .seconds(10), significantChange: .milliseconds(1)))
         let t0 = MonotonicInstant(nanoseconds: 1_000_000_000_000)
