@@ -102,7 +102,7 @@ final class PublishedModelCell: Sendable {
             let after = sequence.load(ordering: .relaxed)
             guard before == after, before & 1 == 0 else { continue }
             return PublishedModel(
-                status: SynchronizationStatus(rawValue: status) ?? .unsynchronized,
+                status: Self.status(status),
                 model: OffsetModel(
                     time: MonotonicInstant(nanoseconds: anchor),
                     offset: OffsetInterval(uncheckedLower: lower, upper: max(lower, upper)),
@@ -110,6 +110,17 @@ final class PublishedModelCell: Sendable {
                     rate: RateInterval(
                         trustedLower: Double(bitPattern: rateLower), upper: Double(bitPattern: rateUpper),
                         estimate: Double(bitPattern: rateEstimate))))
+        }
+    }
+
+    /// The status from its stored byte, inline (the enum's `init(rawValue:)` is a function call).
+    @inline(__always)
+    private static func status(_ rawValue: UInt8) -> SynchronizationStatus {
+        switch rawValue {
+        case SynchronizationStatus.synchronized.rawValue: .synchronized
+        case SynchronizationStatus.noMajority.rawValue: .noMajority
+        case SynchronizationStatus.provisional.rawValue: .provisional
+        default: .unsynchronized
         }
     }
 
