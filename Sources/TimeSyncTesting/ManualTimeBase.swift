@@ -49,6 +49,10 @@ public final class ManualTimeBase: TimeBase {
     /// How many tasks are sleeping on this time base.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// The earliest deadline a task sleeps until, or `nil` when none sleeps: advance to it to run a
+    /// simulation from one wake-up to the next.
+    public var nextWakeup: MonotonicInstant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+
     /// Moves both clocks forward and wakes the sleepers whose deadline has come.
     public func advance(by duration: Duration) {
         let woken: [CheckedContinuation<Void, any Error>] = state.withLock { state in

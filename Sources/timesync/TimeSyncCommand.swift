@@ -6,8 +6,8 @@ import TimeSync
 struct TimeSyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "timesync",
-        abstract: "Server time you can trust: query, serve, simulate, demo.",
-        subcommands: [Query.self, Serve.self, Simulate.self, Demo.self])
+        abstract: "Server time you can trust: query, watch, serve, simulate, demo.",
+        subcommands: [Query.self, Watch.self, Serve.self, Simulate.self, Demo.self])
 }
 
 /// Encodes a value as pretty JSON with sorted keys.

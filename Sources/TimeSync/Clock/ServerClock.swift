@@ -180,6 +180,9 @@ public final class ServerClock: Clock, Sendable {
     /// Whether the clock is synchronized now.
     public var isSynchronized: Bool { published.load().status == .synchronized }
 
+    /// The sources whose samples the estimator holds now (those heard recently), sorted.
+    public var sources: [String] { state.withLock { $0.estimator.sources } }
+
     /// The current calibration, if any (the last good one while sources disagree).
     public var calibration: Calibration? { state.withLock { $0.calibration } }
 

@@ -109,6 +109,16 @@ public struct NTPSourcePoller: Sendable, Hashable {
         nextPoll = now.advanced(by: wait)
     }
 
+    /// The name was resolved again after ``NTPPollAction/resolve``: polling goes on, at the policy's
+    /// longest interval from `now`, until the address answers (the reachability register keeps its
+    /// history).
+    public mutating func resolved(at now: MonotonicInstant) {
+        guard !stopped else { return }
+        unansweredPolls = 0
+        awaitingReply = false
+        nextPoll = now.advanced(by: schedule.policy.maximumInterval)
+    }
+
     /// Starts a new burst at `now`: after the network came back, the device woke, or the clock was
     /// found to need samples soon. The backoff and any `RATE` floor are kept.
     public mutating func restartBurst(at now: MonotonicInstant) {

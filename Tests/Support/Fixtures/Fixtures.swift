@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TimeSync
 import TimeSyncTesting
 
@@ -18,6 +19,15 @@ package enum Fixture {
         return try OffsetSample.exchange(
             source: source, requestSent: t1, serverReceive: UnixTime(nanoseconds: t2),
             serverTransmit: UnixTime(nanoseconds: t2 + processing), responseReceived: t4)
+    }
+
+    /// The calibration an estimator reached; records an issue and throws for any other outcome.
+    package static func calibration(_ outcome: EstimatorOutcome) throws -> Calibration {
+        guard case .calibrated(let calibration) = outcome else {
+            Issue.record("expected a calibration, got \(outcome)")
+            throw CancellationError()
+        }
+        return calibration
     }
 
     /// A monotonic instant `seconds` after a base instant.

@@ -8,11 +8,7 @@ import TimeSyncTesting
     let s = Fixture.second
 
     func calibration(_ outcome: EstimatorOutcome) throws -> Calibration {
-        guard case .calibrated(let calibration) = outcome else {
-            Issue.record("expected a calibration, got \(outcome)")
-            throw CancellationError()
-        }
-        return calibration
+        try Fixture.calibration(outcome)
     }
 
     @Test func intersectionIsTighterThanAnySample() throws {

@@ -1,0 +1,39 @@
+/// Which time a source tells: a synchronizer keeps one.
+public enum TimeReference: Sendable, Hashable, CustomStringConvertible {
+    /// UTC, as NTP servers and public HTTPS servers' `Date` headers tell it.
+    case utc
+    /// The time of one service of yours, whatever its clock says (the reference for sales and
+    /// countdowns that must agree with your backend): the name says which.
+    case service(String)
+
+    public var description: String {
+        switch self {
+        case .utc: "UTC"
+        case .service(let name): "the time of \(name)"
+        }
+    }
+}
+
+/// Where a ``TimeSynchronizer`` gets samples: one server, measured on demand. Transports implement it
+/// (an NTP server, an HTTP endpoint with the precise header or a refined `Date`); the synchronizer
+/// decides when to ask.
+public protocol TimeSource: Sendable {
+    /// The source's name; the samples it returns carry it.
+    var name: String { get }
+    /// Which time the source tells.
+    var reference: TimeReference { get }
+    /// Measures the server once (one exchange or a short refinement), within `timeout` for the whole
+    /// of it.
+    /// - Returns: The samples, at least one.
+    /// - Throws: Any error; ``pollOutcome(for:)`` says what it means for the schedule.
+    func measure(timeout: Duration) async throws -> [OffsetSample]
+    /// What an error from ``measure(timeout:)`` means for polling: a failure (back off and retry) by
+    /// default; a source maps its protocol's "slow down" and "go away" (NTP's Kiss-o'-Death, HTTP 429)
+    /// to ``NTPPollOutcome/kiss(_:)``.
+    func pollOutcome(for error: any Error) -> NTPPollOutcome
+}
+
+extension TimeSource {
+    /// Every error is a failure: back off and retry.
+    public func pollOutcome(for error: any Error) -> NTPPollOutcome { .failure }
+}

@@ -1,0 +1,76 @@
+import NIOCore
+import NIOPosix
+import TimeSync
+
+/// One NTP server as a ``TimeSource`` for a ``TimeSynchronizer``: each measurement resolves the name
+/// (so a server that moved is followed) and makes one exchange within the deadline.
+///
+/// Kiss-o'-Death codes reach the schedule: `RATE` slows the polling of this server, `DENY` and `RSTR`
+/// stop it.
+public struct NTPTimeSource: TimeSource {
+    /// The server.
+    public let server: NTPServerAddress
+    /// `host:port`; the samples carry it.
+    public let name: String
+    private let client: NTPClient
+
+    /// NTP tells UTC.
+    public var reference: TimeReference { .utc }
+
+    /// A source for one server.
+    /// - Parameters:
+    ///   - server: The server's name or address and port.
+    ///   - timeBase: The clocks; must be the synchronizer's.
+    ///   - limits: The limits replies must meet.
+    public init(_ server: NTPServerAddress, timeBase: any TimeBase = SystemTimeBase(), limits: NTPReplyLimits = .init()) {
+        self.server = server
+        self.name = server.description
+        self.client = NTPClient(timeBase: timeBase, limits: limits)
+    }
+
+    /// Sources for several servers (a pool's names, or a hosts file's lines).
+    public static func sources(_ servers: [NTPServerAddress], timeBase: any TimeBase = SystemTimeBase()) -> [NTPTimeSource] {
+        servers.map { NTPTimeSource($0, timeBase: timeBase) }
+    }
+
+    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+        let result = try await client.query(host: server.host, port: server.port, timeout: timeout, samples: 1)
+        return result.samples.map { sample in
+            var sample = sample
+            sample.source = name
+            return sample
+        }
+    }
+
+    public func pollOutcome(for error: any Error) -> NTPPollOutcome {
+        if let error = error as? NTPReplyError, error == .kissOfDeath {
+            return .kiss((error.kissCode ?? NTPReferenceID(rawValue: 0)).kissAction)
+        }
+        return .failure
+    }
+}
+
+extension TimeSynchronizer {
+    /// A synchronizer on NTP servers (by default the pool's four zones), not yet started.
+    /// - Parameters:
+    ///   - servers: The servers.
+    ///   - configuration: Target error, polling, budget.
+    ///   - store: Where the calibration is kept between launches.
+    public static func ntp(
+        _ servers: [NTPServerAddress] = NTPServerAddress.defaultPool, configuration: Configuration = .init(),
+        store: (any CalibrationStore)? = nil
+    ) -> TimeSynchronizer {
+        // Non-empty, distinct names, one reference: the initializer cannot fail on these.
+        var seen: Set<String> = []
+        let sources = NTPTimeSource.sources(servers.filter { seen.insert($0.description).inserted })
+        return try! TimeSynchronizer(sources: sources.isEmpty ? NTPTimeSource.sources(NTPServerAddress.defaultPool) : sources, configuration: configuration, store: store)
+    }
+
+    /// One synchronizer for the whole app on the NTP pool, started on first use: Kronos's
+    /// `Clock.sync()` / `Clock.now` in one line, `TimeSynchronizer.shared.clock.now`.
+    public static let shared: TimeSynchronizer = {
+        let synchronizer = TimeSynchronizer.ntp()
+        synchronizer.start()
+        return synchronizer
+    }()
+}

@@ -1,0 +1,214 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import TimeSync
+import TimeSyncAsyncHTTPClient
+import TimeSyncHTTP
+import TimeSyncNTP
+
+/// `timesync watch`: a synchronizer on the given sources, one line per calibration — `chronyc tracking`
+/// and `sources` in one.
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Keep a clock synchronized to several sources; print each update.",
+        discussion: """
+            Sources are ntp://host[:port] or http(s):// URLs (the precise TimeSync-Time header, else the \
+            refined Date). Each line gives the status (synchronized / provisional / unsynchronized / \
+            noMajority), server time − this machine's wall clock and its error (half the bounds' width), \
+            and each source's state (selected / falseticker / unreachable / pending) with its own offset. \
+            Stops after --duration or on SIGINT/SIGTERM.
+            """)
+
+    @Argument(help: "The sources: ntp://host[:port] or http(s):// URLs.")
+    var sources: [String]
+
+    @Option(help: "Stop after this many seconds (default: run until SIGINT or SIGTERM).")
+    var duration: Double?
+
+    @Flag(help: "Print JSON Lines.")
+    var json = false
+
+    @Option(help: "Keep the calibration in this file: restored at start (an offline start reports it), saved as it changes.")
+    var store: String?
+
+    @Option(help: "The error to keep, in milliseconds: polling speeds up above it and slows down well below it.")
+    var targetError: Double = 50
+
+    @Option(help: "Each measurement's deadline, in seconds.")
+    var timeout: Double = 2
+
+    func validate() throws {
+        guard !sources.isEmpty else { throw ValidationError("give at least one source") }
+        if let duration { guard duration.isFinite, duration > 0, duration <= 31_536_000 else { throw ValidationError("--duration must be in (0, 1 year] seconds") } }
+        guard targetError.isFinite, targetError > 0, targetError <= 3_600_000 else { throw ValidationError("--target-error must be in (0, 3600000] ms") }
+        guard timeout.isFinite, timeout > 0, timeout <= 60 else { throw ValidationError("--timeout must be in (0, 60] seconds") }
+        for source in sources { _ = try Self.parse(source) }
+    }
+
+    enum ParsedSource {
+        case ntp(NTPServerAddress)
+        case http(String)
+    }
+
+    static func parse(_ source: String) throws -> ParsedSource {
+        let lower = source.lowercased()
+        if lower.hasPrefix("ntp://") {
+            let rest = String(source.dropFirst("ntp://".count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            guard let address = NTPServerAddress(parsing: rest) else { throw ValidationError("'\(source)' is not ntp://host[:port]") }
+            return .ntp(address)
+        }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return .http(source) }
+        throw ValidationError("'\(source)' is not an ntp://, http:// or https:// URL")
+    }
+
+    func run() async throws {
+        let timeBase = SystemTimeBase()
+        let client = HTTPTimeSource.makeClient()
+        var timeSources: [any TimeSource] = []
+        for source in sources {
+            switch try Self.parse(source) {
+            case .ntp(let address): timeSources.append(NTPTimeSource(address, timeBase: timeBase))
+            case .http(let url):
+                timeSources.append(try HTTPTimeSource(url: url, client: client, timeBase: timeBase, timeout: .seconds(double: timeout)))
+            }
+        }
+        let calibrationStore = store.map { FileCalibrationStore(url: URL(fileURLWithPath: $0)) }
+        let synchronizer: TimeSynchronizer
+        do {
+            synchronizer = try TimeSynchronizer(
+                sources: timeSources,
+                configuration: .init(
+                    targetError: .seconds(double: targetError / 1000), timeout: .seconds(double: timeout),
+                    persistence: PersistencePolicy(minimumInterval: .seconds(10))),
+                timeBase: timeBase, store: calibrationStore,
+                onWarning: { FileHandle.standardError.write(Data("timesync watch: \($0)\n".utf8)) })
+        } catch {
+            try? await client.shutdown()
+            throw ValidationError("\(error)")
+        }
+        let json = self.json
+        let printer = UpdatePrinter(json: json)
+        if let reading = Optional(synchronizer.clock.reading()), reading.status != .unsynchronized {
+            printer.print(synchronizer, restored: true)
+        }
+        let events = synchronizer.clock.events()
+        synchronizer.start()
+
+        let stop = StopSignal()
+        let signals = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { stop.fire() }
+            source.resume()
+            return source
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    switch event {
+                    case .calibrated, .noMajority: printer.print(synchronizer, restored: false)
+                    default: break
+                    }
+                }
+            }
+            if let duration {
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(double: duration))
+                    stop.fire()
+                }
+            }
+            group.addTask { await stop.wait() }
+            // Any of: the duration, a signal. Then stop everything.
+            _ = await group.next()
+            await synchronizer.stop()
+            group.cancelAll()
+        }
+        for source in signals { source.cancel() }
+        try? await client.shutdown()
+    }
+}
+
+/// Prints one update per calibration, serialized.
+final class UpdatePrinter: Sendable {
+    let json: Bool
+    private let lock = Locked(())
+
+    init(json: Bool) { self.json = json }
+
+    struct Update: Encodable {
+        var time: String
+        var status: String
+        var offset: Double?
+        var error: Double?
+        var restored: Bool?
+        var sources: [Source]
+    }
+
+    struct Source: Encodable {
+        var source: String
+        var state: String
+        var offset: Double?
+    }
+
+    static func statusName(_ status: SynchronizationStatus) -> String {
+        switch status {
+        case .synchronized: "synchronized"
+        case .provisional: "provisional"
+        case .unsynchronized: "unsynchronized"
+        case .noMajority: "noMajority"
+        }
+    }
+
+    func print(_ synchronizer: TimeSynchronizer, restored: Bool) {
+        let clock = synchronizer.clock
+        let status = clock.reading().status
+        let offset = clock.calibration.map { WallClockOffset($0, pair: clock.timeBase.wallClockPair()) }
+        let sources = synchronizer.sourceStatuses().map {
+            Source(source: $0.source, state: $0.state.rawValue, offset: $0.offset?.secondsValue)
+        }
+        let update = Update(
+            time: "\(clock.timeBase.wallNow())", status: Self.statusName(status),
+            offset: status == .unsynchronized ? nil : offset?.estimate.secondsValue,
+            error: status == .unsynchronized ? nil : offset?.error.secondsValue, restored: restored ? true : nil,
+            sources: sources)
+        let line: String
+        if json {
+            line = (try? compactJSON(update)) ?? "{}"
+        } else {
+            let head = update.offset.map { String(format: "%+.6f +/- %.6f", $0, update.error ?? 0) } ?? "-"
+            let list = sources.map { source in
+                "\(source.source) \(source.state)" + (source.offset.map { String(format: " %+.6f", $0) } ?? "")
+            }.joined(separator: ", ")
+            line = "\(update.time) \(update.status)\(restored ? " (restored)" : "") \(head) [\(list)]"
+        }
+        lock.withLock { _ in
+            FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        }
+    }
+}
+
+/// Fires once; waiters wake when it does.
+final class StopSignal: Sendable {
+    private let state = Locked<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func fire() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard !state.fired else { return [] }
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let fired = state.withLock { state -> Bool in
+                if state.fired { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if fired { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Testing
+import TimeSync
+import TimeSyncFixtures
+import TimeSyncTesting
+
+/// A server simulated on a hand-moved clock: answers at once, its clock `offset` ahead of the
+/// monotonic clock, stamped to the millisecond. Counts its requests.
+final class SimulatedTimeSource: TimeSource {
+    let name: String
+    let reference: TimeReference
+    let base: ManualTimeBase
+    let offset: Int64
+    private let state = Locked<(requests: Int, failing: Bool)>((0, false))
+
+    init(_ name: String, offset: Int64, base: ManualTimeBase, reference: TimeReference = .utc) {
+        self.name = name
+        self.offset = offset
+        self.base = base
+        self.reference = reference
+    }
+
+    var requests: Int { state.withLock { $0.requests } }
+    var failing: Bool {
+        get { state.withLock { $0.failing } }
+        set { state.withLock { $0.failing = newValue } }
+    }
+
+    struct Unreachable: Error {}
+
+    func measure(timeout: Duration) async throws -> [OffsetSample] {
+        let failing = state.withLock { state -> Bool in
+            state.requests += 1
+            return state.failing
+        }
+        if failing { throw Unreachable() }
+        let now = base.monotonicNow()
+        let server = UnixTime(nanoseconds: now.nanoseconds + offset)
+        return [try OffsetSample.exchange(
+            source: name, requestSent: now, serverReceive: server, serverTransmit: server, responseReceived: now,
+            serverUncertainty: .milliseconds(1))]
+    }
+}
+
+/// The synchronizer on simulated servers and a hand-moved clock: hours of polling, no sleeps.
+@Suite struct TimeSynchronizerTests {
+    let s = Fixture.second
+
+    /// Runs the simulation until `end` (monotonic, from the base's start), from wake-up to wake-up.
+    static func run(_ base: ManualTimeBase, sleepers: Int, for duration: Duration) async {
+        let end = base.monotonicNow().advanced(by: duration)
+        while base.monotonicNow() < end {
+            _ = await base.waitForSleepers(sleepers)
+            guard let next = base.nextWakeup, next <= end else {
+                base.advance(by: base.monotonicNow().duration(to: end))
+                break
+            }
+            base.advance(by: base.monotonicNow().duration(to: max(next, base.monotonicNow())))
+        }
+    }
+
+    @Test func mixingReferencesIsAConfigurationError() {
+        let base = ManualTimeBase()
+        #expect(throws: TimeSynchronizerError.mixedReferences([.utc, .service("api")])) {
+            try TimeSynchronizer(
+                sources: [SimulatedTimeSource("ntp", offset: 0, base: base), SimulatedTimeSource("api", offset: 0, base: base, reference: .service("api"))],
+                timeBase: base)
+        }
+        #expect(throws: TimeSynchronizerError.noSources) { try TimeSynchronizer(sources: [], timeBase: base) }
+        #expect(throws: TimeSynchronizerError.duplicateSource("a")) {
+            try TimeSynchronizer(sources: [SimulatedTimeSource("a", offset: 0, base: base), SimulatedTimeSource("a", offset: 0, base: base)], timeBase: base)
+        }
+    }
+
+    @Test func aLyingServerAmongFourIsAFalsetickerAndNeverMakesTheClockSynchronized() async throws {
+        let base = ManualTimeBase()
+        let truth = 7 * s
+        let sources = [
+            SimulatedTimeSource("liar", offset: truth + 40 * s, base: base),
+            SimulatedTimeSource("a", offset: truth, base: base),
+            SimulatedTimeSource("b", offset: truth, base: base),
+            SimulatedTimeSource("c", offset: truth, base: base),
+        ]
+        let sync = try TimeSynchronizer(sources: sources, timeBase: base)
+        let events = sync.clock.events()
+        let watcher = Task {
+            var synchronizedWhileLiarSelected = false
+            for await event in events {
+                if case .calibrated(let reading) = event, reading.status == .synchronized,
+                    sync.clock.calibration?.sources.contains("liar") == true
+                {
+                    synchronizedWhileLiarSelected = true
+                }
+                if case .statusChanged(_, .synchronized) = event { break }
+            }
+            return synchronizedWhileLiarSelected
+        }
+        sync.start()
+        #expect(await sync.waitUntilSynchronized(timeout: .seconds(60)))
+        #expect(await watcher.value == false)
+        let reading = sync.clock.reading()
+        #expect(reading.earliest.nanoseconds <= reading.monotonicTime.nanoseconds + truth)
+        #expect(reading.monotonicTime.nanoseconds + truth <= reading.latest.nanoseconds)
+        let states = Dictionary(uniqueKeysWithValues: sync.sourceStatuses().map { ($0.source, $0.state) })
+        #expect(states == ["liar": .falseticker, "a": .selected, "b": .selected, "c": .selected])
+        await sync.stop()
+    }
+
+    @Test func pollingSlowsDownWhileTheErrorStaysSmallAndObeysTheBudget() async throws {
+        let base = ManualTimeBase()
+        let sources = (0..<3).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
+        let sync = try TimeSynchronizer(sources: sources, configuration: .init(targetError: .milliseconds(50)), timeBase: base)
+        sync.start()
+        await Self.run(base, sleepers: 3, for: .seconds(3600))
+        let firstHour = sources.map(\.requests)
+        await Self.run(base, sleepers: 3, for: .seconds(3 * 3600))
+        let steadyPerHour = sources.map { Double($0.requests) } .reduce(0, +) / 3 - Double(firstHour.reduce(0, +)) / 3
+        // A burst of 4, then 64 s doubling to the 1024 s maximum: about 3.5 requests an hour a source
+        // once steady, 4 + 6 in the first hour.
+        #expect(firstHour.allSatisfy { (9...12).contains($0) }, "\(firstHour)")
+        #expect(steadyPerHour / 3 <= 4, "\(steadyPerHour / 3) requests per source and hour")
+        #expect(sync.clock.reading().status == .synchronized)
+        await sync.stop()
+
+        // The same under a 6-an-hour budget for all three sources together.
+        let capped = (0..<3).map { SimulatedTimeSource("c\($0)", offset: 5 * s, base: base) }
+        let budgeted = try TimeSynchronizer(sources: capped, configuration: .init(requestsPerHour: 6), timeBase: base)
+        budgeted.start()
+        await Self.run(base, sleepers: 3, for: .seconds(4 * 3600))
+        let total = capped.map(\.requests).reduce(0, +)
+        #expect(total <= 12 + 4 * 6, "\(total) requests in 4 hours")
+        await budgeted.stop()
+    }
+
+    @Test func resynchronizingStartsABurstOnEverySource() async throws {
+        let base = ManualTimeBase()
+        let sources = (0..<2).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
+        let sync = try TimeSynchronizer(sources: sources, timeBase: base)
+        sync.start()
+        await Self.run(base, sleepers: 2, for: .seconds(600))
+        let before = sources.map(\.requests)
+        _ = await base.waitForSleepers(2)
+        sync.resynchronize(reason: "the app entered the foreground")
+        // The woken tasks poll at once (yielding, never sleeping, until they have).
+        for _ in 0..<100_000 where sources.map(\.requests) == before { await Task.yield() }
+        await Self.run(base, sleepers: 2, for: .seconds(10))
+        let after = sources.map(\.requests)
+        let added = zip(before, after).map { $1 - $0 }
+        #expect(added.allSatisfy { $0 >= 4 }, "\(before) → \(after)")
+        await sync.stop()
+    }
+
+    @Test func anUnreachableSourceIsSaidSo() async throws {
+        let base = ManualTimeBase()
+        let down = SimulatedTimeSource("down", offset: 5 * s, base: base)
+        down.failing = true
+        let sources = [down, SimulatedTimeSource("up", offset: 5 * s, base: base)]
+        let sync = try TimeSynchronizer(sources: sources, timeBase: base)
+        sync.start()
+        await Self.run(base, sleepers: 2, for: .seconds(3600))
+        let states = Dictionary(uniqueKeysWithValues: sync.sourceStatuses().map { ($0.source, $0.state) })
+        #expect(states == ["down": .unreachable, "up": .selected])
+        #expect(sync.clock.reading().status == .provisional, "one of the two agreeing sources min(3, 2) = 2 answers")
+        await sync.stop()
+    }
+}
