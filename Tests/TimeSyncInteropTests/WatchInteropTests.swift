@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+import TimeSync
+import TimeSyncNTP
+import TimeSyncTestSupport
+
+/// `timesync watch` against real chronyd servers on loopback, some shifted by libfaketime.
+@Suite(.serialized) struct WatchInteropTests {
+    /// chronyd servers on loopback, each at a shift (seconds; 0 serves this machine's clock).
+    final class ChronydFleet {
+        let directory: String
+        var ports: [Int] = []
+        private var processes: [ChildProcessGroup] = []
+
+        init(shifts: [Double]) async throws {
+            let chronyd = try #require(Interop.chronyd, "chronyd is missing: run scripts/install-test-deps")
+            let faketime = try #require(Interop.faketime, "faketime is missing: run scripts/install-test-deps")
+            directory = try makeTemporaryDirectory()
+            for (index, shift) in shifts.enumerated() {
+                let serverDirectory = "\(directory)/\(index)"
+                try FileManager.default.createDirectory(atPath: serverDirectory, withIntermediateDirectories: true)
+                let port = try await freeUDPPort()
+                try writeChronyConfiguration(port: port, directory: serverDirectory)
+                let arguments = [chronyd, "-U", "-x", "-d", "-f", "\(serverDirectory)/chrony.conf"]
+                let process = shift == 0
+                    ? try ChildProcessGroup(chronyd, Array(arguments.dropFirst()), outputPath: "\(serverDirectory)/chronyd.log")
+                    : try ChildProcessGroup(
+                        faketime, ["-f", String(format: "%+.3fs", shift)] + arguments,
+                        environment: ["FAKETIME_DONT_FAKE_MONOTONIC": "1"], outputPath: "\(serverDirectory)/chronyd.log")
+                processes.append(process)
+                ports.append(port)
+            }
+            // Each answers before the watch starts (chronyd needs a moment to bind).
+            for port in ports {
+                var answered = false
+                for _ in 0..<50 where !answered {
+                    answered = (try? await NTPClient().query(host: "127.0.0.1", port: port, timeout: .milliseconds(200))) != nil
+                    if !answered { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(answered, "chronyd on port \(port) never answered")
+            }
+        }
+
+        var urls: [String] { ports.map { "ntp://127.0.0.1:\($0)" } }
+
+        func stop() {
+            for (index, process) in processes.enumerated() {
+                if let pid = try? String(contentsOfFile: "\(directory)/\(index)/chronyd.pid", encoding: .utf8),
+                    let number = Int32(pid.trimmingCharacters(in: .whitespacesAndNewlines)), number > 1
+                {
+                    kill(number, SIGKILL)
+                }
+                process.stop()
+            }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    struct Update: Decodable {
+        var status: String
+        var offset: Double?
+        var error: Double?
+        var restored: Bool?
+        var sources: [Source]
+        struct Source: Decodable {
+            var source: String
+            var state: String
+            var offset: Double?
+        }
+    }
+
+    static func watch(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, updates: [Update], stderr: String) {
+        let binary = try #require(Interop.timesyncBinary(), "build the timesync executable first")
+        let run = try await ChildProcess.run(binary, ["watch", "--json"] + arguments, timeout: timeout)
+        let updates = try run.stdout.split(separator: "\n").map { try JSONDecoder().decode(Update.self, from: Data($0.utf8)) }
+        return (run.status, updates, run.stderr)
+    }
+
+    @Test(.enabled(if: Interop.shouldRun(["chronyd", "faketime"])), .timeLimit(.minutes(2)))
+    func fiveServersTwoShiftedAreNamedFalsetickersAndTheClockStaysWithinTwoMilliseconds() async throws {
+        let fleet = try await ChronydFleet(shifts: [0, 0, 0, 3, -5])
+        defer { fleet.stop() }
+        let started = ContinuousClock.now
+        let result = try await Self.watch(fleet.urls + ["--duration", "8", "--timeout", "0.5"])
+        let elapsed = ContinuousClock.now - started
+        #expect(result.status == 0, "\(result.stderr)")
+        let last = try #require(result.updates.last, "no update: \(result.stderr)")
+        print("watch, 5 chronyd (two shifted +3 s and -5 s): \(result.updates.count) updates in \(elapsed), last \(last.status) offset \(last.offset ?? .nan) s ± \(last.error ?? .nan) s; " + last.sources.map { "\($0.source) \($0.state)" }.joined(separator: ", "))
+        #expect(last.status == "synchronized")
+        let states = last.sources.map(\.state)
+        #expect(states == ["selected", "selected", "selected", "falseticker", "falseticker"], "\(states)")
+        #expect(abs(try #require(last.offset)) < 0.002, "offset \(String(describing: last.offset))")
+        #expect(abs((last.sources[3].offset ?? 0) - 3) < 0.01 && abs((last.sources[4].offset ?? 0) + 5) < 0.01)
+        // Never synchronized on fewer than three agreeing servers.
+        let firstSynchronized = result.updates.firstIndex { $0.status == "synchronized" }
+        let statuses = result.updates.map(\.status)
+        #expect(firstSynchronized.map { result.updates[$0].sources.filter { $0.state == "selected" }.count >= 3 } ?? false, "\(statuses)")
+        // While the first replies come in, two agreeing of four heard is honestly no majority; the
+        // last word is the majority's.
+    }
+
+    @Test(.enabled(if: Interop.shouldRun(["chronyd", "faketime"])), .timeLimit(.minutes(2)))
+    func twoTwoOneServersHaveNoMajority() async throws {
+        let fleet = try await ChronydFleet(shifts: [0, 0, 3, 3, -5])
+        defer { fleet.stop() }
+        let result = try await Self.watch(fleet.urls + ["--duration", "6", "--timeout", "0.5"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let statuses = result.updates.map(\.status)
+        print("watch, 2+2+1 chronyd: \(statuses)")
+        #expect(statuses.last == "noMajority", "\(statuses)")
+        #expect(!statuses.contains("synchronized"), "\(statuses)")
+    }
+
+    @Test(.enabled(if: Interop.shouldRun(["chronyd", "faketime"])), .timeLimit(.minutes(2)))
+    func anOfflineRestartWithAStoreStartsFromTheStoredCalibration() async throws {
+        let fleet = try await ChronydFleet(shifts: [0, 0, 0])
+        defer { fleet.stop() }
+        let storeDirectory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: storeDirectory) }
+        let store = "\(storeDirectory)/calibration.json"
+        let online = try await Self.watch(fleet.urls + ["--duration", "4", "--timeout", "0.5", "--store", store])
+        #expect(online.updates.last?.status == "synchronized", "\(online.stderr)")
+        #expect(FileManager.default.fileExists(atPath: store))
+        fleet.stop()
+        // Offline: the same servers, gone. The first line is the stored calibration.
+        let offline = try await Self.watch(fleet.urls + ["--duration", "2", "--timeout", "0.3", "--store", store])
+        #expect(offline.status == 0, "\(offline.stderr)")
+        let first = try #require(offline.updates.first, "no update when offline: \(offline.stderr) \((try? String(contentsOfFile: store, encoding: .utf8))?.prefix(300) ?? "")")
+        print("watch offline restart: \(first.status) restored \(first.restored ?? false) offset \(first.offset ?? .nan) ± \(first.error ?? .nan)")
+        #expect(first.restored == true && first.status == "synchronized")
+        #expect(abs(try #require(first.offset)) < 0.005)
+        // A corrupt store is ignored with a warning on stderr, and the watch still runs.
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: store))
+        let corrupt = try await Self.watch(fleet.urls + ["--duration", "1", "--timeout", "0.3", "--store", store])
+        #expect(corrupt.status == 0)
+        #expect(corrupt.stderr.contains("stored calibration ignored"), "\(corrupt.stderr)")
+        #expect(corrupt.updates.isEmpty || corrupt.updates.allSatisfy { $0.restored != true })
+    }
+}
