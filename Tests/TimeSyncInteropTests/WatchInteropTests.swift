@@ -57,6 +57,7 @@ import TimeSyncTestSupport
     }
 
     struct Update: Decodable {
+        var time: String
         var status: String
         var offset: Double?
         var error: Double?
@@ -81,8 +82,16 @@ import TimeSyncTestSupport
         let fleet = try await ChronydFleet(shifts: [0, 0, 0, 3, -5])
         defer { fleet.stop() }
         let started = ContinuousClock.now
+        let startedWall = Date()
         let result = try await Self.watch(fleet.urls + ["--duration", "8", "--timeout", "0.5"])
         let elapsed = ContinuousClock.now - started
+        // Time from launching the command to its first provisional and first synchronized line.
+        let parser = ISO8601DateFormatter()
+        parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func firstTime(_ status: String) -> Double? {
+            result.updates.first { $0.status == status }.flatMap { parser.date(from: $0.time) }.map { $0.timeIntervalSince(startedWall) }
+        }
+        print(String(format: "watch, 5 chronyd: first provisional after %.3f s, first synchronized after %.3f s (from launching the command)", firstTime("provisional") ?? .nan, firstTime("synchronized") ?? .nan))
         #expect(result.status == 0, "\(result.stderr)")
         let last = try #require(result.updates.last, "no update: \(result.stderr)")
         print("watch, 5 chronyd (two shifted +3 s and -5 s): \(result.updates.count) updates in \(elapsed), last \(last.status) offset \(last.offset ?? .nan) s ± \(last.error ?? .nan) s; " + last.sources.map { "\($0.source) \($0.state)" }.joined(separator: ", "))

@@ -116,6 +116,7 @@ final class SimulatedTimeSource: TimeSource {
         let steadyPerHour = sources.map { Double($0.requests) } .reduce(0, +) / 3 - Double(firstHour.reduce(0, +)) / 3
         // A burst of 4, then 64 s doubling to the 1024 s maximum: about 3.5 requests an hour a source
         // once steady, 4 + 6 in the first hour.
+        print("synchronizer, 3 sources at a 50 ms target error: \(firstHour) requests in the first hour, \(steadyPerHour / 3) per source and hour in hours 2-4")
         #expect(firstHour.allSatisfy { (9...12).contains($0) }, "\(firstHour)")
         #expect(steadyPerHour / 3 <= 4, "\(steadyPerHour / 3) requests per source and hour")
         #expect(sync.clock.reading().status == .synchronized)
