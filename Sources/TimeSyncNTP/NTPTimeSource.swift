@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import TimeSync
 
 /// One NTP server as a ``TimeSource`` for a ``TimeSynchronizer``: each measurement resolves the name
@@ -73,4 +74,18 @@ extension TimeSynchronizer {
         synchronizer.start()
         return synchronizer
     }()
+}
+
+/// A synchronizer is a ServiceLifecycle `Service` for servers: it polls from `run()` until graceful
+/// shutdown or cancellation, then stops and writes its store.
+extension TimeSynchronizer: Service {
+    public func run() async throws {
+        start()
+        await cancelWhenGracefulShutdown {
+            // Waits until cancelled: a stream that never yields ends its iteration on cancellation.
+            let (never, _) = AsyncStream.makeStream(of: Never.self)
+            for await _ in never {}
+        }
+        await stop()
+    }
 }

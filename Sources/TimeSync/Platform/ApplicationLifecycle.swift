@@ -1,0 +1,23 @@
+#if canImport(UIKit) && !os(watchOS)
+import UIKit
+
+extension TimeSynchronizer {
+    /// Resynchronizes when the app enters the foreground and writes the clock's store when it goes to
+    /// the background; a wall-clock change (`NSSystemClockDidChange`) is checked at once. Keep the
+    /// returned tokens as long as the synchronizer runs.
+    @MainActor
+    public func observeApplicationLifecycle(center: NotificationCenter = .default) -> [any NSObjectProtocol] {
+        [
+            center.addObserver(forName: UIApplication.willEnterForegroundNotification, object: nil, queue: nil) { [weak self] _ in
+                self?.resynchronize(reason: "the app entered the foreground")
+            },
+            center.addObserver(forName: UIApplication.didEnterBackgroundNotification, object: nil, queue: nil) { [weak self] _ in
+                try? self?.clock.flush()
+            },
+            center.addObserver(forName: .NSSystemClockDidChange, object: nil, queue: nil) { [weak self] _ in
+                self?.wallClockMayHaveChanged()
+            },
+        ]
+    }
+}
+#endif

@@ -1,0 +1,122 @@
+#if canImport(FoundationNetworking) || canImport(Darwin)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TimeSync
+
+/// When a request left and its response arrived, on the monotonic clock: what any sample of the
+/// exchange needs.
+public struct HTTPExchangeInstants: Sendable, Hashable {
+    /// Just before the request was sent (t1).
+    public var requestSent: MonotonicInstant
+    /// Just after the response arrived (t4).
+    public var responseReceived: MonotonicInstant
+
+    /// Creates the pair.
+    public init(requestSent: MonotonicInstant, responseReceived: MonotonicInstant) {
+        self.requestSent = requestSent
+        self.responseReceived = responseReceived
+    }
+
+    /// A sample from the server time (and, when it says, its processing time) your API returns in
+    /// its body, such as `{"serverTime": 1732390000123, "processingMs": 4}`.
+    /// - Parameters:
+    ///   - source: The source name.
+    ///   - serverTime: The server's time as it answered (read as late as it could).
+    ///   - processingTime: How long it worked on the request before `serverTime`; `nil` when it does
+    ///     not say (the bounds then span the whole round trip).
+    ///   - resolution: The resolution of `serverTime` (a millisecond for a millisecond timestamp).
+    /// - Throws: ``HTTPTimeError/inconsistentTimestamps`` for values no honest exchange could give.
+    public func sample(
+        source: String, serverTime: UnixTime, processingTime: Duration? = nil, resolution: Duration = .zero
+    ) throws(HTTPTimeError) -> OffsetSample {
+        do {
+            if let processingTime {
+                return try OffsetSample.stamped(
+                    source: source, serverTime: serverTime, processingTime: processingTime, requestSent: requestSent,
+                    responseReceived: responseReceived, serverUncertainty: resolution)
+            }
+            if resolution > .zero {
+                return try OffsetSample.timestamp(
+                    source: source, serverTime: serverTime, resolution: resolution, requestSent: requestSent,
+                    responseReceived: responseReceived)
+            }
+            return try OffsetSample.exchange(
+                source: source, requestSent: requestSent, serverReceive: serverTime, serverTransmit: serverTime,
+                responseReceived: responseReceived)
+        } catch {
+            throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
+        }
+    }
+}
+
+extension URLSession {
+    /// Loads a request and records when it left and when its response arrived (the monotonic
+    /// instants a sample needs), for APIs that return their time in the body.
+    /// - Returns: The body, the response and the instants.
+    public func timedData(for request: URLRequest, timeBase: any TimeBase = SystemTimeBase()) async throws -> (data: Data, response: URLResponse, instants: HTTPExchangeInstants) {
+        var request = request
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        let requestSent = timeBase.monotonicNow()
+        let (data, response) = try await self.data(for: request)
+        let responseReceived = timeBase.monotonicNow()
+        return (data, response, HTTPExchangeInstants(requestSent: requestSent, responseReceived: responseReceived))
+    }
+
+    /// Loads a request and calibrates `clock` from its response (``timeSyncData(for:observer:nonce:)``
+    /// then `ServerClock.calibrate(with:)`); a response without a usable time leaves the clock as it
+    /// was and is reported with `ServerClock.reject(source:reason:)`.
+    /// - Returns: The body and the response.
+    public func data(for request: URLRequest, calibrating clock: ServerClock, observer: HTTPTimeObserver) async throws -> (data: Data, response: HTTPURLResponse) {
+        let (data, response, observation) = try await timeSyncData(for: request, observer: observer)
+        switch observation {
+        case .success(let observation): clock.calibrate(with: observation.sample)
+        case .failure(let error): clock.reject(source: observer.source, reason: error.description)
+        }
+        return (data, response)
+    }
+}
+
+/// An endpoint of yours polled over URLSession, as a ``TimeSource`` for a ``TimeSynchronizer`` — no
+/// SwiftNIO: what an iOS app uses. Each measurement is one `GET`; the observer's schemes say where
+/// the response carries the time (`TimeSync-Time`, `Date`, a Unix timestamp header, your own).
+public struct URLSessionTimeSource: TimeSource {
+    /// The endpoint.
+    public let url: URL
+    /// Where responses carry the server's time.
+    public let observer: HTTPTimeObserver
+    /// Which time the server tells: UTC by default; `.service(name)` when your server's own clock is
+    /// the reference.
+    public var reference: TimeReference
+    private let session: URLSession
+
+    /// The source's name: the observer's.
+    public var name: String { observer.source }
+
+    /// Creates a source.
+    /// - Parameters:
+    ///   - url: The endpoint (a small, uncached response is best: the bounds span the whole load).
+    ///   - schemes: Where responses carry the time; by default `TimeSync-Time`, else `Date`.
+    ///   - reference: Which time the server tells.
+    ///   - session: The session (`.shared` by default).
+    ///   - timeBase: The clocks; must be the synchronizer's.
+    public init(
+        url: URL, schemes: [HTTPTimeScheme] = [.timeSyncTime, .date], reference: TimeReference = .utc,
+        session: URLSession = .shared, timeBase: any TimeBase = SystemTimeBase()
+    ) {
+        self.url = url
+        self.reference = reference
+        self.session = session
+        let host = url.host ?? url.absoluteString
+        observer = HTTPTimeObserver(source: url.port.map { "\(host):\($0)" } ?? host, schemes: schemes, timeBase: timeBase)
+    }
+
+    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+        var request = URLRequest(url: url)
+        request.timeoutInterval = max(0.001, timeout.secondsValue)
+        let (_, _, observation) = try await session.timeSyncData(for: request, observer: observer)
+        return [try observation.get().sample]
+    }
+}
+#endif
