@@ -25,8 +25,16 @@ struct Demo: AsyncParsableCommand {
 
     func run() async throws {
         let device = TamperableTimeBase()
-        let server = DemoServer(offset: .seconds(double: serverOffset), seed: seed)
-        let clock = ServerClock(timeBase: device)
+        // Three edge servers of one service, sharing its clock; a synchronizer keeps the device's
+        // clock calibrated from them.
+        let servers = (1...3).map {
+            DemoServer(name: "edge-\($0)", offset: .seconds(double: serverOffset), seed: seed &+ UInt64($0), timeBase: device)
+        }
+        let server = servers[0]
+        let synchronizer = try TimeSynchronizer(
+            sources: servers, configuration: .init(poll: NTPPollPolicy(burstCount: 4, burstInterval: .seconds(2))),
+            timeBase: device)
+        let clock = synchronizer.clock
         let events = clock.events()
 
         print("""
@@ -36,22 +44,22 @@ struct Demo: AsyncParsableCommand {
               device: its wall clock will be moved forward one hour halfway through
 
             """)
-        // The first exchange opens the "connection"; then a burst of four samples.
-        for _ in 0..<4 { try await server.exchange(clock) }
+        let started = ContinuousClock.now
+        synchronizer.start()
+        if let provisional = await synchronizer.firstReading(timeout: .seconds(5)) {
+            print("first reading (\(provisional.status)) after \(formatDuration(ContinuousClock.now - started)): \(provisional.serverTime) ± \(formatDuration(provisional.error))")
+        }
+        guard await synchronizer.waitUntilSynchronized(timeout: .seconds(5)) else {
+            throw ValidationError("the demo servers did not agree in time")
+        }
         let first = clock.reading()
-        print("calibrated from 4 samples: server time \(first.serverTime) ± \(formatDuration(first.error))")
+        print("synchronized (3 servers agree) after \(formatDuration(ContinuousClock.now - started)): server time \(first.serverTime) ± \(formatDuration(first.error))")
         let saleStart = first.serverTime.advanced(by: .seconds(saleIn))
         print("flash sale starts at \(saleStart) (server time)\n")
 
         let background = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await clock.monitorWallClock(every: .milliseconds(250)) }
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: .seconds(2))
-                        try? await server.exchange(clock)
-                    }
-                }
                 group.addTask {
                     for await event in events {
                         if case .wallClockChanged(let change) = event {
@@ -91,6 +99,7 @@ struct Demo: AsyncParsableCommand {
                     """)
             }
         }
+        await synchronizer.stop()
     }
 }
 
@@ -107,28 +116,36 @@ final class TamperableTimeBase: TimeBase {
     func jumpWall(by duration: Duration) { wallShift.add(duration.nanosecondsClamped) }
 }
 
-/// An in-process time server whose clock is off by a fixed amount, behind a simulated network.
-final class DemoServer: Sendable {
+/// An in-process time server whose clock is off by a fixed amount, behind a simulated network: a
+/// ``TimeSource`` the synchronizer polls.
+final class DemoServer: TimeSource {
+    let name: String
     let offset: Duration
     private let random: LockedGenerator
+    private let timeBase: any TimeBase
 
-    init(offset: Duration, seed: UInt64) {
+    init(name: String, offset: Duration, seed: UInt64, timeBase: any TimeBase) {
+        self.name = name
         self.offset = offset
+        self.timeBase = timeBase
         random = LockedGenerator(seed: seed)
     }
+
+    /// The service's own clock is the reference.
+    var reference: TimeReference { .service("demo") }
 
     /// The server's clock.
     func trueTime() -> UnixTime { SystemTimeBase().wallNow().advanced(by: offset) }
 
-    /// One request/response exchange, fed to the clock.
-    func exchange(_ clock: ServerClock) async throws {
-        let t1 = clock.timeBase.monotonicNow()
+    /// One request/response exchange over the simulated link.
+    func measure(timeout: Duration) async throws -> [OffsetSample] {
+        let t1 = timeBase.monotonicNow()
         try await Task.sleep(for: .milliseconds(random.delayMilliseconds()))
         let t2 = trueTime()
         let t3 = trueTime()
         try await Task.sleep(for: .milliseconds(random.delayMilliseconds()))
-        let t4 = clock.timeBase.monotonicNow()
-        clock.calibrate(with: try OffsetSample.exchange(source: "demo-server", requestSent: t1, serverReceive: t2, serverTransmit: t3, responseReceived: t4))
+        let t4 = timeBase.monotonicNow()
+        return [try OffsetSample.exchange(source: name, requestSent: t1, serverReceive: t2, serverTransmit: t3, responseReceived: t4)]
     }
 }
 
