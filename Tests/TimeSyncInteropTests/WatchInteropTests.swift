@@ -145,4 +145,20 @@ import TimeSyncTestSupport
         #expect(corrupt.stderr.contains("stored calibration ignored"), "\(corrupt.stderr)")
         #expect(corrupt.updates.isEmpty || corrupt.updates.allSatisfy { $0.restored != true })
     }
+
+    @Test(.enabled(if: Interop.shouldRun(["chronyd", "faketime"])), .timeLimit(.minutes(1)))
+    func sigtermStopsTheWatchWithStatusZero() async throws {
+        let fleet = try await ChronydFleet(shifts: [0])
+        defer { fleet.stop() }
+        let binary = try #require(Interop.timesyncBinary(), "build the timesync executable first")
+        for signal in [SIGTERM, SIGINT] {
+            let child = try ChildProcess(binary, ["watch", "--json", "--timeout", "0.5"] + fleet.urls)
+            defer { child.stop() }
+            #expect(try await child.wait(timeout: .seconds(20)) { child.stdout.contains("\"status\"") }, "no update: \(child.stderr)")
+            kill(child.process.processIdentifier, signal)
+            _ = try await child.wait(timeout: .seconds(10)) { !child.process.isRunning }
+            #expect(!child.process.isRunning)
+            #expect(child.process.terminationStatus == 0, "signal \(signal): \(child.stderr)")
+        }
+    }
 }
