@@ -20,7 +20,7 @@ public struct HTTPTimeSource: Sendable {
     public var policy: HTTPTimeHeaderPolicy
     /// The deadline of one request's whole exchange (connection, head and body).
     public var timeout: Duration
-    /// Which time the server tells, for a ``TimeSynchronizer``: UTC by default (a public server's
+    /// Which time the server tells, for a `TimeSynchronizer`: UTC by default (a public server's
     /// `Date`, or your server kept on UTC by NTP); `.service(name)` when your server's own clock is
     /// the reference, whatever UTC says.
     public var reference: TimeReference = .utc

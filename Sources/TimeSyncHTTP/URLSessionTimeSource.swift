@@ -78,7 +78,7 @@ extension URLSession {
     }
 }
 
-/// An endpoint of yours polled over URLSession, as a ``TimeSource`` for a ``TimeSynchronizer`` — no
+/// An endpoint of yours polled over URLSession, as a `TimeSource` for a `TimeSynchronizer` — no
 /// SwiftNIO: what an iOS app uses. Each measurement is one `GET`; the observer's schemes say where
 /// the response carries the time (`TimeSync-Time`, `Date`, a Unix timestamp header, your own).
 public struct URLSessionTimeSource: TimeSource {

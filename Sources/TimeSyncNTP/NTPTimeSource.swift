@@ -3,7 +3,7 @@ import NIOPosix
 import ServiceLifecycle
 import TimeSync
 
-/// One NTP server as a ``TimeSource`` for a ``TimeSynchronizer``: each measurement resolves the name
+/// One NTP server as a `TimeSource` for a `TimeSynchronizer`: each measurement resolves the name
 /// (so a server that moved is followed) and makes one exchange within the deadline.
 ///
 /// Kiss-o'-Death codes reach the schedule: `RATE` slows the polling of this server, `DENY` and `RSTR`
