@@ -69,7 +69,7 @@ public final class ServerClock: Clock, Sendable {
         var status: SynchronizationStatus = .unsynchronized
         /// wall − monotonic at the last check, for tamper detection.
         var wallReference: Int64
-        var subscribers: [UInt64: AsyncStream<ServerClockEvent>.Continuation] = [:]
+        let subscribers: EventSubscribers<ServerClockEvent>
         var generation: UInt64 = 0
         var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var cancelledWaiters: Set<UInt64> = []
@@ -82,7 +82,7 @@ public final class ServerClock: Clock, Sendable {
         var deferredWrite: (due: MonotonicInstant, task: Task<Void, Never>)?
 
         func emit(_ event: ServerClockEvent) {
-            for continuation in subscribers.values { continuation.yield(event) }
+            subscribers.emit(event)
         }
     }
 
@@ -125,7 +125,10 @@ public final class ServerClock: Clock, Sendable {
         self.store = store
         self.usesSystemClocks = timeBase is SystemTimeBase
         let reference = timeBase.wallNow().nanoseconds.saturatingSubtract(timeBase.monotonicNow().nanoseconds)
-        let state = Locked(State(estimator: estimator, wallReference: reference, persistence: PersistenceSchedule(policy: configuration.persistence)))
+        let state = Locked(
+            State(
+                estimator: estimator, wallReference: reference, subscribers: EventSubscribers(),
+                persistence: PersistenceSchedule(policy: configuration.persistence)))
         self.state = state
         writer = store.map { store in
             CalibrationWriter(store: store) { reason in state.withLock { $0.emit(.storeFailed(reason: reason)) } }
@@ -423,23 +426,14 @@ public final class ServerClock: Clock, Sendable {
     /// A new stream of the clock's events, from now on. Each call makes an independent subscriber;
     /// the stream ends when the clock is deallocated or the consumer stops iterating.
     public func events(bufferingNewest limit: Int = 64) -> AsyncStream<ServerClockEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ServerClockEvent.self, bufferingPolicy: .bufferingNewest(limit))
-        let id = state.withLock { state in
-            state.nextID += 1
-            state.subscribers[state.nextID] = continuation
-            return state.nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        state.withLock { $0.subscribers }.stream(bufferingNewest: limit)
     }
 
     deinit {
         // Finish outside the lock: finishing runs the streams' termination handlers. A deferred write
         // still waiting (on a time base that may never reach its instant) ends with the clock.
-        let (subscribers, deferred) = state.withLock { ($0.subscribers.values, $0.deferredWrite?.task) }
-        for continuation in subscribers { continuation.finish() }
+        let (subscribers, deferred) = state.withLock { ($0.subscribers, $0.deferredWrite?.task) }
+        subscribers.finish()
         deferred?.cancel()
     }
 

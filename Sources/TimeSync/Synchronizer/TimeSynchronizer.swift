@@ -129,8 +129,6 @@ public final class TimeSynchronizer: Sendable {
         var sources: [SourceState]
         var budget: RequestBudget
         var tasks: [Task<Void, Never>] = []
-        var subscribers: [UInt64: AsyncStream<TimeSynchronizerEvent>.Continuation] = [:]
-        var nextID: UInt64 = 0
     }
 
     /// The clock kept calibrated.
@@ -140,6 +138,7 @@ public final class TimeSynchronizer: Sendable {
     /// The settings.
     public let configuration: Configuration
     private let state: Locked<State>
+    private let subscribers = EventSubscribers<TimeSynchronizerEvent>()
 
     /// Creates a synchronizer; nothing is sent before ``start()``.
     /// - Parameters:
@@ -199,11 +198,7 @@ public final class TimeSynchronizer: Sendable {
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
         try? clock.flush()
-        let subscribers = state.withLock { state in
-            defer { state.subscribers = [:] }
-            return Array(state.subscribers.values)
-        }
-        for subscriber in subscribers { subscriber.finish() }
+        subscribers.finish()
     }
 
     /// Waits until the clock is ``SynchronizationStatus/synchronized``, at most `timeout` (on the time
@@ -300,21 +295,11 @@ public final class TimeSynchronizer: Sendable {
 
     /// What the synchronizer does, as it happens.
     public func events(bufferingNewest limit: Int = 64) -> AsyncStream<TimeSynchronizerEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: TimeSynchronizerEvent.self, bufferingPolicy: .bufferingNewest(limit))
-        let id = state.withLock { state in
-            state.nextID += 1
-            state.subscribers[state.nextID] = continuation
-            return state.nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: id) }
-        }
-        return stream
+        subscribers.stream(bufferingNewest: limit)
     }
 
     private func emit(_ event: TimeSynchronizerEvent) {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(event) }
+        subscribers.emit(event)
     }
 
     // MARK: Polling
