@@ -6,8 +6,11 @@ extension HTTPTimeSource: TimeSource {
     public var name: String { source }
 
     /// Measures with the precise header (a few exchanges, the majority's refined sample) or the
-    /// refined `Date`, as the policy says; the result is one refined sample.
+    /// refined `Date`, as the policy says; the result is one refined sample. Each exchange's deadline
+    /// is the shorter of `timeout` and the source's own.
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
-        [try await measure(samples: policy == .dateOnly ? 8 : 3).refinedSample]
+        var source = self
+        source.timeout = min(timeout, self.timeout)
+        return [try await source.measure(samples: policy == .dateOnly ? 8 : 3).refinedSample]
     }
 }

@@ -129,6 +129,9 @@ public final class TimeSynchronizer: Sendable {
         var sources: [SourceState]
         var budget: RequestBudget
         var tasks: [Task<Void, Never>] = []
+        /// When a calibration too old last restarted polling: at most once per maximum age, so that an
+        /// offline device does not burst on every wake.
+        var lastAgeResynchronization: MonotonicInstant?
     }
 
     /// The clock kept calibrated.
@@ -310,10 +313,15 @@ public final class TimeSynchronizer: Sendable {
         let timeBase = clock.timeBase
         while !Task.isCancelled {
             let now = timeBase.monotonicNow()
-            if let age = clock.reading().calibrationAge, age > configuration.maximumCalibrationAge,
-                state.withLock({ $0.sources[index].poller.schedule.burstRemaining == 0 })
-            {
-                resynchronize(reason: "the calibration is \(age) old")
+            if let age = clock.reading().calibrationAge, age > configuration.maximumCalibrationAge {
+                let due = state.withLock { state -> Bool in
+                    if let last = state.lastAgeResynchronization, last.duration(to: now) < configuration.maximumCalibrationAge {
+                        return false
+                    }
+                    state.lastAgeResynchronization = now
+                    return true
+                }
+                if due { resynchronize(reason: "the calibration is \(age) old") }
             }
             let action = state.withLock { state in
                 state.sources[index].poller.nextAction(at: now, budget: &state.budget)

@@ -163,4 +163,21 @@ final class SimulatedTimeSource: TimeSource {
         #expect(sync.clock.reading().status == .provisional, "one of the two agreeing sources min(3, 2) = 2 answers")
         await sync.stop()
     }
+
+    @Test(.timeLimit(.minutes(1))) func anOfflineDeviceDoesNotBurstOnEveryWake() async throws {
+        let base = ManualTimeBase()
+        let sources = (0..<2).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
+        let sync = try TimeSynchronizer(sources: sources, configuration: .init(maximumCalibrationAge: .seconds(1800)), timeBase: base)
+        sync.start()
+        await Self.run(base, sleepers: 2, for: .seconds(60))
+        for source in sources { source.failing = true }  // offline from here on
+        let before = sources.map(\.requests)
+        await Self.run(base, sleepers: 2, for: .seconds(3 * 3600))
+        let perSourceAndHour = zip(before, sources.map(\.requests)).map { Double($1 - $0) / 3 }
+        // Backoff to 1024 s, and one burst of 4 each time the calibration is older than 30 minutes:
+        // about 3.5 + 2 × 4 an hour; far fewer than a burst on every wake.
+        print("offline: \(perSourceAndHour) requests per source and hour")
+        #expect(perSourceAndHour.allSatisfy { $0 <= 14 }, "\(perSourceAndHour) requests per source and hour")
+        await sync.stop()
+    }
 }
