@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NTP benchmarks, side by side with chronyd on loopback (issue 5, sections 2 and 4):
+"""NTP benchmarks, side by side with chronyd on loopback (docs/BENCHMARKS.md, sections 2 and 4):
 
 2. SNTP server throughput: ntp-load offers rising request rates to `timesync serve --ntp --rate-limit off`
    and to chronyd (no rate limit either), same generator and settings, server and generator pinned to

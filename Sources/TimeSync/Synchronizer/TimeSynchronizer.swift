@@ -65,7 +65,7 @@ public enum TimeSynchronizerEvent: Sendable, Hashable {
 /// starts over with a burst when the host says something changed.
 ///
 /// ```swift
-/// let sync = try TimeSynchronizer(sources: [NTPTimeSource(host: "time.example.com")])
+/// let sync = try TimeSynchronizer(sources: [NTPTimeSource(NTPServerAddress(host: "time.example.com"))])
 /// sync.start()
 /// if await sync.waitUntilSynchronized(timeout: .seconds(5)) { print(sync.clock.now) }
 /// ```
