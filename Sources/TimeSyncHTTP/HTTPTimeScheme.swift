@@ -99,11 +99,15 @@ public enum HTTPTimeScheme: Sendable {
             digits += 1
             guard digits <= 19 else { throw HTTPTimeError(.malformedTimestamp, detail: "too many digits") }
             let digit = Int64(byte - UInt8(ascii: "0"))
+            // Nineteen digits can exceed Int64: checked, beyond it is malformed.
+            let (shifted, o1) = (seenPoint ? fraction : whole).multipliedReportingOverflow(by: 10)
+            let (value, o2) = shifted.addingReportingOverflow(digit)
+            guard !o1, !o2 else { throw HTTPTimeError(.malformedTimestamp, detail: "outside the supported years") }
             if seenPoint {
                 fractionDigits += 1
-                fraction = fraction * 10 + digit
+                fraction = value
             } else {
-                whole = whole * 10 + digit
+                whole = value
             }
         }
         guard digits > 0, !(seenPoint && fractionDigits == 0) else {

@@ -24,6 +24,12 @@ import TimeSyncHTTP
         #expect(observation.sample.offset.upper == serverTime + 1_000_000 - Self.t1.nanoseconds)
     }
 
+    @Test func aNanosecondTimestampHasNineteenDigits() throws {
+        let scheme = HTTPTimeScheme.unixTimestamp(header: "X-Time-Ns", unit: .nanoseconds)
+        let observation = try Self.observe([scheme], [("X-Time-Ns", "1790000000123456789")])
+        #expect(observation.sample.offset.lower == 1_790_000_000_123_456_789 - Self.t4.nanoseconds)
+    }
+
     @Test func aFractionIsReadToItsLastDigit() throws {
         let scheme = HTTPTimeScheme.unixTimestamp(header: "X-Server-Time", unit: .seconds)
         let observation = try Self.observe([scheme], [("X-Server-Time", " 1790000000.25 ")])
@@ -31,7 +37,10 @@ import TimeSyncHTTP
         #expect(observation.sample.offset.upper == 1_790_000_000_260_000_000 - Self.t1.nanoseconds)
     }
 
-    @Test(arguments: ["-5", "12a", "", ".", "1.2.3", "1e9", "12345678901234567890", "7258118400000", "+1790000000123"])
+    @Test(arguments: [
+        "-5", "12a", "", ".", "1.2.3", "1e9", "12345678901234567890", "7258118400000", "+1790000000123",
+        "9999999999999999999", "1.9999999999999999999",
+    ])
     func malformedTimestampsAreTypedErrors(value: String) {
         #expect(throws: HTTPTimeError.malformedTimestamp) {
             try Self.observe([Self.milliseconds], [("Response-Timestamp", value)])
