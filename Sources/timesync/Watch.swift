@@ -88,7 +88,7 @@ struct Watch: AsyncParsableCommand {
         }
         let json = self.json
         let printer = UpdatePrinter(json: json)
-        if let reading = Optional(synchronizer.clock.reading()), reading.status != .unsynchronized {
+        if synchronizer.clock.reading().status != .unsynchronized {
             printer.print(synchronizer, restored: true)
         }
         let events = synchronizer.clock.events()

@@ -40,27 +40,22 @@ public struct PersistenceSchedule: Sendable, Hashable {
     public let policy: PersistencePolicy
     /// When the last write was decided; `nil` before the first.
     public private(set) var lastWrite: MonotonicInstant?
-    /// The estimate (θ, ns) and status written last.
-    public private(set) var written: (estimate: Int64, status: SynchronizationStatus)?
+    /// What the last write saved.
+    public struct Written: Sendable, Hashable {
+        /// The estimate of θ, in nanoseconds.
+        public var estimate: Int64
+        /// The clock's status.
+        public var status: SynchronizationStatus
+    }
+
+    /// The estimate and status written last.
+    public private(set) var written: Written?
     /// Whether a change waits for a deferred write.
     public private(set) var pending = false
 
     /// A schedule that has written nothing yet.
     public init(policy: PersistencePolicy) {
         self.policy = policy
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.policy == rhs.policy && lhs.lastWrite == rhs.lastWrite && lhs.pending == rhs.pending
-            && lhs.written?.estimate == rhs.written?.estimate && lhs.written?.status == rhs.written?.status
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(policy)
-        hasher.combine(lastWrite)
-        hasher.combine(pending)
-        hasher.combine(written?.estimate)
-        hasher.combine(written?.status)
     }
 
     /// Takes a change of the clock's state.
@@ -80,7 +75,7 @@ public struct PersistenceSchedule: Sendable, Hashable {
         let due = lastWrite.map { $0.advanced(by: policy.minimumInterval) } ?? now
         if significant || now >= due {
             lastWrite = now
-            written = (estimate, status)
+            written = Written(estimate: estimate, status: status)
             pending = false
             return .writeNow
         }
@@ -93,7 +88,7 @@ public struct PersistenceSchedule: Sendable, Hashable {
         guard pending else { return false }
         pending = false
         lastWrite = now
-        written = (estimate, status)
+        written = Written(estimate: estimate, status: status)
         return true
     }
 
@@ -101,6 +96,6 @@ public struct PersistenceSchedule: Sendable, Hashable {
     public mutating func flushed(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) {
         pending = false
         lastWrite = now
-        written = (estimate, status)
+        written = Written(estimate: estimate, status: status)
     }
 }

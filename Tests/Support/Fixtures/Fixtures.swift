@@ -41,17 +41,31 @@ package enum Fixture {
     }
 }
 
-/// A calibration store in memory.
+/// A calibration store in memory that counts its writes and can be made to fail.
 package final class MemoryStore: CalibrationStore {
-    private let data: Locked<Data?>
+    private let state: Locked<(data: Data?, saves: Int, failing: Bool)>
 
     package init(_ data: Data? = nil) {
-        self.data = Locked(data)
+        state = Locked((data, 0, false))
     }
 
-    package func load() throws -> Data? { data.withLock { $0 } }
-    package func save(_ data: Data) throws { self.data.withLock { $0 = data } }
-    package func remove() throws { data.withLock { $0 = nil } }
+    /// Successful saves so far.
+    package var saves: Int { state.withLock { $0.saves } }
+    /// While set, saves throw and change nothing.
+    package var failing: Bool {
+        get { state.withLock { $0.failing } }
+        set { state.withLock { $0.failing = newValue } }
+    }
+
+    package func load() throws -> Data? { state.withLock { $0.data } }
+    package func save(_ data: Data) throws {
+        try state.withLock {
+            if $0.failing { throw CocoaError(.fileWriteNoPermission) }
+            $0.data = data
+            $0.saves += 1
+        }
+    }
+    package func remove() throws { state.withLock { $0.data = nil } }
 }
 
 /// The clock's warnings.

@@ -4,27 +4,6 @@ import TimeSync
 import TimeSyncFixtures
 import TimeSyncTesting
 
-/// A store that counts its writes and can be made to fail.
-final class CountingStore: CalibrationStore {
-    private let state = Locked<(data: Data?, saves: Int, failing: Bool)>((nil, 0, false))
-
-    var saves: Int { state.withLock { $0.saves } }
-    var failing: Bool {
-        get { state.withLock { $0.failing } }
-        set { state.withLock { $0.failing = newValue } }
-    }
-
-    func load() throws -> Data? { state.withLock { $0.data } }
-    func save(_ data: Data) throws {
-        try state.withLock {
-            if $0.failing { throw CocoaError(.fileWriteNoPermission) }
-            $0.data = data
-            $0.saves += 1
-        }
-    }
-    func remove() throws { state.withLock { $0.data = nil } }
-}
-
 /// Writing the store costs nothing per sample: at once for the first calibration and significant
 /// changes, otherwise at most once per interval, in the background.
 @Suite struct DebouncedPersistenceTests {
@@ -32,7 +11,7 @@ final class CountingStore: CalibrationStore {
 
     @Test func routineCalibrationsAreWrittenOncePerInterval() async throws {
         let base = ManualTimeBase()
-        let store = CountingStore()
+        let store = MemoryStore()
         let clock = ServerClock(timeBase: base, configuration: .init(persistence: .init(minimumInterval: .seconds(60))), store: store)
         // The first calibration: written at once (in the background).
         clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
@@ -57,7 +36,7 @@ final class CountingStore: CalibrationStore {
 
     @Test func aSignificantChangeIsWrittenAtOnce() async throws {
         let base = ManualTimeBase()
-        let store = CountingStore()
+        let store = MemoryStore()
         let clock = ServerClock(timeBase: base, configuration: .init(persistence: .init(minimumInterval: .seconds(60), significantChange: .milliseconds(10))), store: store)
         clock.calibrate(with: try Fixture.exchange("a", offset: 3 * s, at: base.monotonicNow()))
         await clock.storeWritesIdle()
@@ -72,7 +51,7 @@ final class CountingStore: CalibrationStore {
 
     @Test func flushWritesAtOnceAndWriteErrorsAreEvents() async throws {
         let base = ManualTimeBase()
-        let store = CountingStore()
+        let store = MemoryStore()
         let clock = ServerClock(timeBase: base, store: store)
         let events = clock.events()
         clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
@@ -94,7 +73,7 @@ final class CountingStore: CalibrationStore {
 
     @Test func everyCalibrationPolicyWritesEachOne() async throws {
         let base = ManualTimeBase()
-        let store = CountingStore()
+        let store = MemoryStore()
         let clock = ServerClock(timeBase: base, configuration: .init(persistence: .everyCalibration), store: store)
         for _ in 0..<5 {
             clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
@@ -106,7 +85,7 @@ final class CountingStore: CalibrationStore {
 
     @Test func aSynchronousPolicyWritesOnTheCallingThread() throws {
         let base = ManualTimeBase()
-        let store = CountingStore()
+        let store = MemoryStore()
         let clock = ServerClock(
             timeBase: base, configuration: .init(persistence: .init(writesInBackground: false)), store: store)
         clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
