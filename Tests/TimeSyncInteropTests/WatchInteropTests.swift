@@ -73,7 +73,9 @@ import TimeSyncTestSupport
     static func watch(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, updates: [Update], stderr: String) {
         let binary = try #require(Interop.timesyncBinary(), "build the timesync executable first")
         let run = try await ChildProcess.run(binary, ["watch", "--json"] + arguments, timeout: timeout)
-        let updates = try run.stdout.split(separator: "\n").map { try JSONDecoder().decode(Update.self, from: Data($0.utf8)) }
+        // Status lines only: failed polls come as {"event": …} lines.
+        let updates = try run.stdout.split(separator: "\n").filter { !$0.contains("\"event\"") }
+            .map { try JSONDecoder().decode(Update.self, from: Data($0.utf8)) }
         return (run.status, updates, run.stderr)
     }
 

@@ -74,6 +74,44 @@ public struct IntersectionEstimator: OffsetEstimator {
         return outcome()
     }
 
+    /// Replays saved samples into an empty estimator: each source's samples are sorted, trimmed to the
+    /// window and fitted once, then the sources are combined once.
+    /// - Complexity: O(n log n) for n samples, plus the per-source fits (quadratic in the window size,
+    ///   a constant).
+    public mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome {
+        var bySource: [String: [OffsetSample]] = [:]
+        for sample in samples { bySource[sample.source, default: []].append(sample) }
+        for (source, unsorted) in bySource {
+            var window = unsorted.sorted { $0.time < $1.time }
+            if window.count > configuration.windowSize { window.removeFirst(window.count - configuration.windowSize) }
+            let fit = Self.fit(&window, configuration)
+            windows[source] = window
+            fits[source] = fit
+            suspects[source] = nil
+        }
+        expireLostSources()
+        return outcome()
+    }
+
+    /// Takes older samples of a source that has answered afresh, when they agree with its current
+    /// window: the combined window is fitted, and the history is kept only if every current sample
+    /// survives (the history's contradicting older part is dropped, as for any step). A history that
+    /// contradicts the present is refused whole.
+    public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? {
+        guard let source = samples.first?.source, let window = windows[source], let first = window.first else { return nil }
+        var history = samples.filter { $0.source == source && $0.time < first.time }.sorted { $0.time < $1.time }
+        guard !history.isEmpty else { return nil }
+        let room = max(0, configuration.windowSize - window.count)
+        guard room > 0 else { return nil }
+        if history.count > room { history.removeFirst(history.count - room) }
+        var candidate = history + window
+        let fit = Self.fit(&candidate, configuration)
+        guard candidate.count > window.count else { return nil }  // the history contradicted the present
+        windows[source] = candidate
+        fits[source] = fit
+        return outcome()
+    }
+
     /// Holds a contradicting sample; when another suspect agrees with it, the source stepped: its
     /// window becomes the agreeing suspects.
     private mutating func hold(_ sample: OffsetSample) {

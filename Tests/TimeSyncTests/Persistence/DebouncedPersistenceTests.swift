@@ -30,7 +30,8 @@ import TimeSyncTesting
         #expect(await base.waitForSleepers(0))
         await clock.storeWritesIdle()
         #expect(store.saves == 2)
-        let saved = try JSONDecoder().decode(PersistedCalibration.self, from: try #require(try store.load()))
+        let content = try PersistedCalibration.content(ofSealed: try #require(try store.load()), key: try SystemCalibrationKeyProvider().key())
+        let saved = try JSONDecoder().decode(PersistedCalibration.self, from: content)
         #expect(saved.samples.last?.time == clock.calibration?.time)
     }
 
