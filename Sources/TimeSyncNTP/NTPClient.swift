@@ -251,20 +251,22 @@ public struct NTPClient: Sendable {
         var timeouts = 0
         var exchanges = 0  // those that count toward `samples`: every one but a RATE kiss
         var kisses = 0
+        var spacing = interval  // widened by a RATE kiss for the rest of the query
         var nextSend = started
         while exchanges < samples {
             if exchanges + kisses > 0 { try await timeBase.sleep(until: nextSend) }
-            nextSend = timeBase.monotonicNow().advanced(by: interval)
+            nextSend = timeBase.monotonicNow().advanced(by: spacing)
             do {
                 let reply = try await exchange(with: address, timeout: timeout, conflictWindow: conflictWindow)
                 exchanges += 1
                 collected.append(try reply.sample(source: source))
                 replies.append(reply)
             } catch let error as NTPReplyError where error == .kissOfDeath {
-                // RATE: keep the interval the server asks for and go on (a few times, and only for a
-                // wait a one-shot query can afford); DENY, RSTR and the rest end the query.
+                // RATE: keep the interval the server asks for from now on (only for a wait a one-shot
+                // query can afford); DENY, RSTR and the rest end the query.
                 guard let wait = Self.rateWait(error, maximum: Self.maximumRateWait), kisses < samples else { throw error }
                 kisses += 1
+                spacing = max(spacing, wait + wait / 10)  // a margin over the limit, not on its edge
                 logger.info(
                     "NTP: Kiss-o'-Death RATE; slowing down", metadata: ["server": .string("\(address.endpoint)"), "wait": .string("\(wait)")])
                 nextSend = max(nextSend, timeBase.monotonicNow().advanced(by: wait))

@@ -39,11 +39,15 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Each measurement's deadline, in seconds.")
     var timeout: Double = 2
 
+    @Option(help: "Also print a line every this many seconds, between calibrations (default: only on a calibration).")
+    var interval: Double?
+
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("give at least one source") }
         if let duration { guard duration.isFinite, duration > 0, duration <= 31_536_000 else { throw ValidationError("--duration must be in (0, 1 year] seconds") } }
         guard targetError.isFinite, targetError > 0, targetError <= 3_600_000 else { throw ValidationError("--target-error must be in (0, 3600000] ms") }
         guard timeout.isFinite, timeout > 0, timeout <= 60 else { throw ValidationError("--timeout must be in (0, 60] seconds") }
+        if let interval { guard interval.isFinite, interval >= 0.1, interval <= 86_400 else { throw ValidationError("--interval must be in [0.1, 86400] seconds") } }
         for source in sources { _ = try Self.parse(source) }
     }
 
@@ -127,6 +131,15 @@ struct Watch: AsyncParsableCommand {
                     case .conflictingReplies(let source):
                         printer.failure(source: source, kind: "conflictingReplies", detail: "two different replies to one request: a host on the path may be spoofing this server; exchange discarded")
                     case .noSourceAnswered, .resynchronizing: break
+                    }
+                }
+            }
+            if let interval {
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(double: interval))
+                        if Task.isCancelled { break }
+                        if synchronizer.clock.reading().status != .unsynchronized { printer.print(synchronizer) }
                     }
                 }
             }
