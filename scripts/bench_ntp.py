@@ -313,6 +313,22 @@ def ntp_sections(path):
                       "clients land near that bias, as any NTP client must. No goal applies here; what matters is "
                       "that TimeSync's bounds still contain the truth (they are hard bounds: the true offset lies "
                       "within ± half the round trip of every exchange).", ""]
+    one = data.get("oneShot")
+    if one:
+        p = one["path"]
+        o = summarize([r["timesync"] for r in one["rows"]])
+        c = summarize([r["chronyd"] for r in one["rows"]])
+        lines += ["### 4a''. One-shot query, eight packets, a rougher path", "",
+                  f"`timesync query --samples {one['packets']}` and `chronyd -Q … maxsamples {one['packets']}` through the "
+                  f"relay: {p['up_ms']} ms each way, exponential jitter mean {p['jitter_ms']} ms, spikes "
+                  f"{p['spike_probability']*100:.0f}% of mean {p['spike_ms']} ms; seeds "
+                  f"{one['rows'][0]['seed']}–{one['rows'][-1]['seed']} ({len(one['rows'])}).", "",
+                  f"Median |error|: timesync **{o[0]*1e3:.2f} ms**, chronyd -Q **{c[0]*1e3:.2f} ms**; max: timesync "
+                  f"**{o[1]*1e3:.2f} ms**, chronyd -Q {c[1]*1e3:.2f} ms ({o[2]} and {c[2]} answers). The query's answer is "
+                  "the middle of the tightest intersection of its agreeing exchanges: half the difference between the "
+                  "lowest jitter each way, whose scale is the mean jitter over the packet count (1.25 ms here), so "
+                  "a median near 0.45 ms is what eight packets can reach on this path.", "",
+                  "Alone: `scripts/bench_ntp.py out.json --only one-shot` after the release builds.", ""]
     return lines
 
 

@@ -76,7 +76,7 @@ extension TimeSynchronizer {
     ///
     /// It logs (swift-log, label `timesync`) what an app should know: when no server answered (the
     /// clock then shows the device's time, flagged unsynchronized), a spoofing attempt, a server that
-    /// asked to be left alone. The same news comes as ``TimeSynchronizer/events(bufferingNewest:)``.
+    /// asked to be left alone. The same news comes as `TimeSynchronizer.events(bufferingNewest:)`.
     public static let shared: TimeSynchronizer = {
         let synchronizer = TimeSynchronizer.ntp()
         let events = synchronizer.events()

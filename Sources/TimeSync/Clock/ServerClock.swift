@@ -326,9 +326,10 @@ public final class ServerClock: Clock, Sendable {
             let outcome = change(&state)
             let lost = sourcesBefore.subtracting(state.estimator.sources)
             switch outcome {
-            case .calibrated(let calibration):
+            case .calibrated(let calibration), .contradicted(let calibration):
                 let previous = state.status == .unsynchronized ? nil : state.calibration
-                let status = self.status(of: calibration)
+                let contradicted = if case .contradicted = outcome { true } else { false }
+                let status = contradicted ? .provisional : self.status(of: calibration)
                 state.calibration = calibration
                 state.calibrationIsRestored = false
                 let before = state.status

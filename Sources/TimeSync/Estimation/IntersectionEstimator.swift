@@ -175,10 +175,12 @@ public struct IntersectionEstimator: OffsetEstimator {
         }
         let meanRate = members.map(\.rate.estimate).reduce(0, +) / Double(members.count)
         rate = RateInterval(lower: rate.lower, upper: rate.upper, estimate: meanRate)
-        return .calibrated(
-            Calibration(
-                time: time, offset: selection.region, estimate: selection.region.midpoint, rate: rate,
-                sources: members.map(\.source)))
+        let calibration = Calibration(
+            time: time, offset: selection.region, estimate: selection.region.midpoint, rate: rate,
+            sources: members.map(\.source))
+        // A selected source whose newest sample contradicts its window: the fit may be stale.
+        if members.contains(where: { !(suspects[$0.source] ?? []).isEmpty }) { return .contradicted(calibration) }
+        return .calibrated(calibration)
     }
 
     /// The sample to drop from a full window: the widest among all but the newest quarter (ties: the
@@ -203,11 +205,16 @@ public struct IntersectionEstimator: OffsetEstimator {
     /// - Complexity: O(n²) in the window size, run once per sample.
     static func fit(_ window: inout [OffsetSample], _ configuration: EstimatorConfiguration) -> SourceFit {
         while true {
-            let rate: RateInterval
+            var rate: RateInterval
             if case .measured(let measured) = measuredRate(window, configuration) {
                 rate = measured
             } else {
                 rate = configuration.ratePrior
+            }
+            // A server that may be slewing moves off the measured line at up to this rate.
+            if configuration.serverSlew > 0 {
+                rate = RateInterval(
+                    lower: rate.lower - configuration.serverSlew, upper: rate.upper + configuration.serverSlew, estimate: rate.estimate)
             }
             let newest = window[window.count - 1]
             var bounds = newest.offset(at: newest.time, rate: rate)

@@ -57,7 +57,7 @@ public struct TimeSourceStatus: Sendable, Hashable {
     public var reachability: UInt8
     /// Polls sent.
     public var polls: Int
-    /// For ``State-swift.enum/kissed``: the Kiss-o'-Death code (`RATE`, `DENY`, `RSTR`, …).
+    /// For a `kissed` source: the Kiss-o'-Death code (`RATE`, `DENY`, `RSTR`, …).
     public var kissCode: String?
     /// Why its last poll failed, when it did.
     public var lastError: String?

@@ -268,7 +268,8 @@ import TimeSyncTesting
         for sample in try samples([0, 0, 0, 0]) { outcome = estimator.add(sample) }
         guard case .calibrated(let before) = outcome else { Issue.record("no calibration"); return }
         let liar = try Fixture.exchange("a", offset: lie, at: Fixture.at(4))
-        guard case .calibrated(let after) = estimator.add(liar) else { Issue.record("lost the calibration"); return }
+        // Held: the calibration stays as it was, but nothing vouches for it until the next sample.
+        guard case .contradicted(let after) = estimator.add(liar) else { Issue.record("the lie was not held"); return }
         #expect(after == before)
         #expect(estimator.suspectSamples == [liar])
         // The truth goes on: the liar stays a suspect, never part of the window.
@@ -305,7 +306,12 @@ import TimeSyncTesting
         let before = clock.calibration
         clock.calibrate(with: try Fixture.exchange("a", offset: lie, at: base.monotonicNow()))
         #expect(clock.calibration == before)
+        // While the lie is held the clock does not vouch for its time; the next honest reply refutes it.
+        #expect(clock.reading().status == .provisional)
+        base.advance(by: .seconds(1))
+        clock.calibrate(with: try Fixture.exchange("a", offset: 0, at: base.monotonicNow()))
         #expect(clock.isSynchronized)
+        #expect(clock.reading().error < .milliseconds(20))
     }
 }
 
