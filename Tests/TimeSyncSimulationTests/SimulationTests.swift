@@ -45,6 +45,19 @@ import TimeSyncSimulation
         #expect(try #require(report.result("latest")).maxError > 2)
     }
 
+    /// A server slewed at up to 500 ppm: with the slew allowed for, every reading's bounds hold; with
+    /// the default steady-server bounds the misses are bounded and the estimator stops vouching
+    /// (contradicted) once the samples show the change.
+    @Test func aSlewingServer() throws {
+        let allowed = Simulation.run(.serverSlew, seed: 7, configuration: EstimatorConfiguration(serverSlew: 500e-6))
+        let ours = try #require(allowed.result("default"))
+        #expect(ours.coverage == 1, "coverage \(ours.coverage)")
+        #expect(ours.p99Error < 0.01, "p99 \(ours.p99Error)")
+        let steady = try #require(Simulation.run(.serverSlew, seed: 7).result("default"))
+        #expect(steady.unsynchronizedReadings > 0, "the contradiction was never seen")
+        #expect(steady.maxError < 0.05, "max \(steady.maxError)")
+    }
+
     @Test func everyScenarioDocumentsWhereItsNumbersComeFrom() {
         for scenario in SimulationScenario.builtIn {
             #expect(scenario.provenance.count > 100, "\(scenario.name)")
