@@ -129,6 +129,8 @@ public struct NTPSourcePoller: Sendable, Hashable {
     public mutating func restartBurst(at now: MonotonicInstant) {
         guard !stopped else { return }
         schedule.restartBurst()
-        if !awaitingReply { nextPoll = max(min(nextPoll, now), notBefore ?? now) }
+        guard !awaitingReply else { return }
+        nextPoll = min(nextPoll, now)
+        if let notBefore { nextPoll = max(nextPoll, notBefore) }
     }
 }
