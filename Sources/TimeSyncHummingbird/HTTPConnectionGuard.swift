@@ -6,10 +6,25 @@ import TimeSync
 /// by every event loop's connections.
 package final class HTTPConnectionRegistry: Sendable {
     private let table: Locked<HTTPConnectionTable<any Channel>>
+    private let listeners = Locked<[ObjectIdentifier]>([])
 
     /// An empty registry.
     package init(limits: HTTPConnectionLimits) {
         table = Locked(HTTPConnectionTable(limits: limits))
+    }
+
+    /// Once `listener` (the listening socket the connections came from) closes, closes the input of
+    /// every open connection: each finishes the response it is writing, then closes.
+    func endConnections(whenClosed listener: any Channel) {
+        let first = listeners.withLock { known in
+            guard !known.contains(ObjectIdentifier(listener)) else { return false }
+            known.append(ObjectIdentifier(listener))
+            return true
+        }
+        guard first else { return }
+        listener.closeFuture.whenComplete { [table] _ in
+            for channel in table.withLock({ $0.handles }) { channel.close(mode: .input, promise: nil) }
+        }
     }
 
     /// Connections open.
@@ -168,21 +183,3 @@ final class HTTPConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHa
 
 @available(*, unavailable)
 extension HTTPConnectionPartsHandler: Sendable {}
-
-/// Closes a connection the server did not admit as soon as it is open.
-final class HTTPConnectionRefusalHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { context.close(promise: nil) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        context.close(promise: nil)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
-}
-
-@available(*, unavailable)
-extension HTTPConnectionRefusalHandler: Sendable {}

@@ -80,6 +80,9 @@ package struct HTTPConnectionTable<Handle> {
     /// Connections open.
     package var count: Int { entries.count }
 
+    /// How to close each open connection.
+    package var handles: [Handle] { entries.values.map(\.handle) }
+
     /// Connections open from `address`.
     package func count(from address: HTTPClientAddress) -> Int { perAddress[address] ?? 0 }
 

@@ -4,16 +4,16 @@ import NIOCore
 import NIOHTTP1
 
 /// Hummingbird's HTTP/1 child channel within ``HTTPConnectionLimits``: each accepted connection is
-/// counted against the caps (and closed at once when over them), and closed when a request head or
-/// the next request is late.
+/// counted against the caps (and closed at once when over them, before the server's loop sees it),
+/// and closed when a request head or the next request is late.
 ///
 /// Build it with ``HummingbirdCore/HTTPServerBuilder/http1(limits:configuration:)``.
 public struct LimitedHTTP1Channel: ServerChildChannel {
-    /// An accepted connection: served over HTTP/1, or refused.
+    /// An admitted connection, served over HTTP/1.
     public struct Value: ServerChildChannelValue {
         /// The connection.
         public let channel: any Channel
-        let http: HTTP1Channel.Value?
+        let http: HTTP1Channel.Value
     }
 
     /// The limits.
@@ -42,12 +42,13 @@ public struct LimitedHTTP1Channel: ServerChildChannel {
         let registry = self.registry
         guard let id = registry.admit(channel) else {
             logger.debug("connection refused: over the connection limits", metadata: ["address": "\(channel.remoteAddress?.description ?? "?")"])
-            return channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(HTTPConnectionRefusalHandler())
-                return Value(channel: channel, http: nil)
-            }
+            // Closed before it is registered or handed to the server's loop: a refusal costs an
+            // accept and a close, nothing more. The server's loop never sees a failed setup.
+            channel.close(promise: nil)
+            return channel.eventLoop.makeFailedFuture(ConnectionRefused())
         }
         channel.closeFuture.whenComplete { _ in registry.remove(id) }
+        if let listener = channel.parent { registry.endConnections(whenClosed: listener) }
         // Runs on the connection's event loop: the handlers are added before it is registered.
         let watch = HTTPConnectionWatch(limits: limits, registry: registry, id: id)
         do {
@@ -62,12 +63,23 @@ public struct LimitedHTTP1Channel: ServerChildChannel {
         }.nonisolated()
     }
 
-    /// Serves an admitted connection; a refused one is already closing.
+    /// Serves an admitted connection, in a task of its own: returns at once.
+    ///
+    /// The server runs `handle` as one more child of a task group per connection, and the Swift
+    /// runtime searches a group's children linearly when one ends: with thousands of connections
+    /// open (idle ones held by clients), every short-lived connection would pay for all of them
+    /// (half the server's CPU with 9,000 open). Served in its own task, a connection costs the same
+    /// however many others are open. It still ends with the server: when the listening socket
+    /// closes (graceful shutdown or cancellation), every admitted connection's input is closed, so it
+    /// finishes the response it is writing and closes.
     public func handle(value: Value, logger: Logger) async {
-        guard let http = value.http else { return }
-        await http1.handle(value: http, logger: logger)
+        let http1 = self.http1
+        Task { await http1.handle(value: value.http, logger: logger) }
     }
 }
+
+/// A connection over the limits, closed as soon as it was accepted.
+struct ConnectionRefused: Error {}
 
 extension HTTPServerBuilder {
     /// Hummingbird's HTTP/1 server within connection limits: header and idle timeouts, a total and

@@ -166,6 +166,32 @@ struct HTTPConnectionLimitsInteropTests {
         }
     }
 
+    @Test("stopping the server ends its kept-alive connections")
+    func stoppingEndsConnections() async throws {
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = TimeSyncHTTPServer.application(
+            host: "127.0.0.1", port: 0, limits: HTTPConnectionLimits(idleTimeout: .seconds(600)), logger: Self.quietLogger(),
+            onServerRunning: { continuation.yield($0) })
+        let server = Task { try await app.runService(gracefulShutdownSignals: []) }
+        var iterator = ports.makeAsyncIterator()
+        let port = try #require(await iterator.next())
+        var kept: [(channel: any Channel, probe: Probe)] = []
+        for _ in 0..<20 {
+            let connection = try await Self.connect(to: port, from: "127.0.0.1")
+            try await connection.channel.writeAndFlush(ByteBuffer(string: "GET /time HTTP/1.1\r\nHost: test\r\n\r\n"))
+            kept.append(connection)
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(kept.allSatisfy { $0.probe.received.hasPrefix("HTTP/1.1 200 OK") && $0.probe.closed == nil })
+        server.cancel()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while kept.contains(where: { $0.probe.closed == nil }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(kept.allSatisfy { $0.probe.closed != nil }, "connections outlived the server")
+        for connection in kept { try? await connection.channel.close() }
+    }
+
     static func range(_ values: [Double]) -> String {
         guard let low = values.min(), let high = values.max() else { return "none" }
         return String(format: "%.2f–%.2f", low, high)
