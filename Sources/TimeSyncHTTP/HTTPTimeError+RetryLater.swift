@@ -39,7 +39,7 @@ extension HTTPTimeError {
     }
 
     /// What this error means for a time source's polling schedule: ``retryLater`` with a
-    /// `Retry-After` waits that long (``NTPPollOutcome/retryAfter(_:)``); a `429` without a usable
+    /// `Retry-After` waits that long (`NTPPollOutcome.retryAfter(_:)`); a `429` without a usable
     /// one slows polling down like NTP's `RATE` kiss; anything else is a failure (back off and retry).
     public var pollOutcome: NTPPollOutcome {
         guard code == .retryLater else { return .failure }

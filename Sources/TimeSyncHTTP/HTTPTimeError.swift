@@ -93,7 +93,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let malformedTimestamp = HTTPTimeError(.malformedTimestamp)
     /// The server answered `429 Too Many Requests` or `503 Service Unavailable`: it asks to be asked
     /// less often, or later (``status`` and ``retryAfter`` say what it said). A time source polls it
-    /// again no sooner than its `Retry-After`; see ``pollOutcome``.
+    /// again no sooner than its `Retry-After`; see ``pollOutcome(for:)``.
     public static let retryLater = HTTPTimeError(.retryLater)
 
     /// A human-readable explanation, with the detail when there is one.
