@@ -1,4 +1,8 @@
 import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hummingbird
 import Logging
 import Testing
@@ -54,6 +58,20 @@ struct HTTPRetryAfterInteropTests {
             // The measurement stopped at the first answer (it used to send its 3 samples too).
             #expect(requests() == 1)
             try await client.shutdown()
+        }
+    }
+
+    @Test("URLSessionTimeSource: 429 Retry-After: 3600 is the same typed error and the same wait")
+    func urlSessionSource() async throws {
+        try await Self.withServer(status: .tooManyRequests, headers: [.retryAfter: "3600"]) { port, requests in
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.invalidateAndCancel() }
+            let source = URLSessionTimeSource(url: URL(string: "http://127.0.0.1:\(port)/time")!, session: session)
+            let error = await #expect(throws: HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
+            let typed = try #require(error)
+            #expect(typed.status == 429 && typed.retryAfter == .seconds(3600))
+            #expect(source.pollOutcome(for: typed) == .retryAfter(.seconds(3600)))
+            #expect(requests() == 1)
         }
     }
 
