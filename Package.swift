@@ -24,12 +24,15 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
         .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
+        // HMAC-SHA256 over stored calibrations (CryptoKit on Apple platforms).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // `swift package --disable-sandbox generate-documentation --target TimeSync`
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
-        // The core: no third-party dependency, no network I/O.
-        .target(name: "TimeSync"),
+        // The core: no network I/O; its one dependency authenticates stored calibrations (on Apple
+        // platforms swift-crypto is CryptoKit).
+        .target(name: "TimeSync", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // Transports: thin adapters over the core.
         .target(
             name: "TimeSyncNTP",

@@ -5,19 +5,29 @@ import TimeSyncTesting
 
 /// A calibration store's bytes restored into a clock, as at every launch.
 ///
-/// Input: the stored bytes (JSON of `PersistedCalibration`; the seeds are stores a calibrated clock
-/// saved on a ``ManualTimeBase`` with its default boot session, so they restore). The clock is then
-/// read in every way and calibrated with one ordinary sample; when the store restored, what the clock
-/// then saved is restored again.
+/// Input: a calibration's JSON (`PersistedCalibration`; the seeds are what a calibrated clock saved on
+/// a ``ManualTimeBase`` with its default boot session, so they restore). An input that starts with `{`
+/// is sealed with the clock's key first, so that the checks behind the tag are what is fuzzed; any
+/// other loses its first byte and is restored as it is (the tag check itself). The clock is then read in every way and
+/// calibrated with one ordinary sample; when the store restored, what the clock then saved is
+/// restored again.
 /// - Readings keep their bounds around the estimate, and `now` agrees with `reading()`.
 /// - A corrupt or foreign store is ignored, never trusted and never a trap.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStoreRestore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let store = MemoryCalibrationStore(Data(FuzzInput(data, size).bytes))
+    let bytes = FuzzInput(data, size).bytes
+    // JSON (`{…`) is sealed as the clock would have; anything else loses its first byte and is
+    // restored as it is.
+    let store: MemoryCalibrationStore
+    if bytes.first == UInt8(ascii: "{"), let sealed = try? PersistedCalibration.seal(content: Data(bytes), key: key.bytes) {
+        store = MemoryCalibrationStore(sealed)
+    } else {
+        store = MemoryCalibrationStore(Data(bytes.dropFirst()))
+    }
     let timeBase = ManualTimeBase()
     // Writes on the calibrating thread: nothing in flight between inputs, when LeakSanitizer checks.
     let synchronous = ServerClock.Configuration(persistence: PersistencePolicy(writesInBackground: false))
-    let clock = ServerClock(timeBase: timeBase, configuration: synchronous, store: store)
+    let clock = ServerClock(timeBase: timeBase, configuration: synchronous, store: store, keyProvider: key)
     let restored = clock.calibration != nil
     readEverything(clock)
 
@@ -39,11 +49,14 @@ public func fuzzStoreRestore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     // What a restored clock saved restores again (skipped for stores that did not restore: the
     // round trip of a fresh calibration is the same every time, and halves the executions).
     if restored {
-        let reopened = ServerClock(timeBase: timeBase, configuration: synchronous, store: store)
+        let reopened = ServerClock(timeBase: timeBase, configuration: synchronous, store: store, keyProvider: key)
         readEverything(reopened)
     }
     return 0
 }
+
+/// The install's key in this target.
+private let key = FixedCalibrationKey(seed: 1)
 
 private func readEverything(_ clock: ServerClock) {
     checkReadings(of: clock)

@@ -35,21 +35,58 @@ public struct NTPClient: Sendable {
         self.logger = logger
     }
 
+    /// How long an exchange keeps listening after the first valid reply, to see a second, different
+    /// reply to the same request (a spoofer on the path racing the server): the round trip, and at
+    /// least `minimum`; never past the exchange's deadline.
+    public struct ConflictWindow: Sendable, Hashable {
+        /// The shortest wait after the first reply.
+        public var minimum: Duration
+        /// Round trips to wait after the first reply (the wait is the larger of this and `minimum`).
+        public var roundTrips: Int
+
+        /// Creates a window.
+        public init(minimum: Duration, roundTrips: Int = 1) {
+            self.minimum = max(.zero, minimum)
+            self.roundTrips = max(0, roundTrips)
+        }
+
+        /// max(round trip, 20 ms): what a one-shot query waits.
+        public static let query = ConflictWindow(minimum: .milliseconds(20))
+        /// max(2 round trips, 250 ms): what a synchronizer's source waits before its sample reaches the
+        /// clock, so a late conflicting reply is seen before the sample is used rather than after.
+        public static let synchronizer = ConflictWindow(minimum: .milliseconds(250), roundTrips: 2)
+        /// No wait: the first valid reply is returned at once (a late conflict goes unseen).
+        public static let none = ConflictWindow(minimum: .zero, roundTrips: 0)
+
+        /// The wait after a reply whose exchange took `roundTrip`.
+        func wait(roundTrip: Duration) -> Duration {
+            max(minimum, roundTrip * roundTrips)
+        }
+    }
+
     /// One request and its reply, within one deadline for the whole exchange.
     ///
     /// The socket is connected to `address`, so datagrams from elsewhere never arrive and an ICMP
     /// port unreachable ends the exchange at once (``NTPClientError/unreachable``). A reply whose
-    /// origin does not match, a duplicate or an undecodable datagram is ignored and the wait goes on;
-    /// if the deadline passes after such a rejection, that rejection is thrown rather than a timeout.
-    /// Any other rejection of a reply that answers our request (Kiss-o'-Death, unsynchronized, zero
-    /// timestamps, …) ends the exchange.
+    /// origin does not match, an exact duplicate or an undecodable datagram is ignored and the wait goes
+    /// on; if the deadline passes after such a rejection, that rejection is thrown rather than a
+    /// timeout. Any other rejection of a reply that answers our request (Kiss-o'-Death, unsynchronized,
+    /// zero timestamps, …) ends the exchange.
+    ///
+    /// After the first valid reply the socket stays open for `conflictWindow` (within the deadline): a
+    /// second, different reply to the same request means someone on the path answered besides the
+    /// server, and the exchange fails with `NTPReplyError.conflictingReplies` instead of returning
+    /// whichever reply came first.
     /// - Parameters:
     ///   - address: The server's address.
     ///   - timeout: The deadline for the whole exchange, from before the socket opens.
+    ///   - conflictWindow: How long to listen after the first reply (default: max(round trip, 20 ms)).
     /// - Returns: The validated reply, with t1 and t4 on the monotonic clock.
-    /// - Throws: `NTPReplyError`, ``NTPClientError`` (`.timeout` with the time waited, `.unreachable`,
-    ///   `.network`), `CancellationError`.
-    public func exchange(with address: SocketAddress, timeout: Duration) async throws -> NTPReply {
+    /// - Throws: `NTPReplyError` (`.conflictingReplies` for a raced reply), ``NTPClientError``
+    ///   (`.timeout` with the time waited, `.unreachable`, `.network`), `CancellationError`.
+    public func exchange(
+        with address: SocketAddress, timeout: Duration, conflictWindow: ConflictWindow = .query
+    ) async throws -> NTPReply {
         let started = timeBase.monotonicNow()
         let socket: DatagramSocket
         do {
@@ -79,21 +116,34 @@ public struct NTPClient: Sendable {
         }
         var pending = request
         var lastRejection: NTPReplyError?
+        var accepted: NTPReply?
+        var listening: Scheduled<Void>?
+        defer { listening?.cancel() }
         for try await datagram in socket.datagrams {
             let reply: NTPReply
             do {
                 reply = try pending.accept(datagram.bytes, receivedAt: datagram.receivedAt, limits: limits)
             } catch {
                 let rejection: NTPReplyError = error
+                if rejection == .conflictingReplies {
+                    logger.warning(
+                        "NTP: two different replies to one request; exchange discarded",
+                        metadata: ["server": .string("\(address.endpoint)")])
+                }
                 guard Self.isStray(rejection) else { throw rejection }
                 logger.debug("NTP datagram ignored", metadata: ["server": .string("\(address.endpoint)"), "reason": .string("\(rejection)")])
                 lastRejection = rejection
                 continue
             }
             logger.debug("NTP reply", metadata: ["server": .string("\(address.endpoint)"), "stratum": .string("\(reply.packet.stratum)")])
-            return reply
+            let wait = conflictWindow.wait(roundTrip: .nanoseconds(reply.responseReceived.nanoseconds - reply.requestSent.nanoseconds))
+            guard wait > .zero else { return reply }
+            // Listen on for a conflicting reply: closing the channel at the window's end ends the loop.
+            accepted = reply
+            listening = channel.eventLoop.scheduleTask(in: .nanoseconds(wait.nanosecondsClamped)) { channel.close(promise: nil) }
         }
         try Task.checkCancellation()
+        if let accepted { return accepted }
         if let lastRejection { throw lastRejection }
         let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
         throw NTPClientError(.timeout, "from \(address.endpoint) within \(Self.seconds(waited))")
@@ -140,25 +190,32 @@ public struct NTPClient: Sendable {
     ///   - timeout: The deadline of each exchange (default 5 s).
     ///   - samples: How many exchanges (at least 1; default 1).
     ///   - interval: The spacing of the exchanges (default 250 ms).
+    ///   - conflictWindow: How long each exchange listens after its first reply for a conflicting one
+    ///     (default: max(round trip, 20 ms)).
     /// - Returns: The combined result.
     /// - Throws: ``NTPClientError`` (`.unreachable` at once, `.timeout` saying how many requests went
     ///   unanswered in how long), `NTPReplyError` (the last rejection when no sample succeeded; a
-    ///   Kiss-o'-Death at once), `SampleConsensusError` when the replies contradict each other;
-    ///   `CancellationError`.
+    ///   Kiss-o'-Death at once, except `RATE` asking for at most 16 s, which the query waits out before
+    ///   going on; `.conflictingReplies` at once: someone raced the server), `SampleConsensusError` when
+    ///   the replies contradict each other; `CancellationError`.
     public func query(
         host: String, port: Int = NTPServerAddress.defaultPort, timeout: Duration = .seconds(5), samples: Int = 1,
-        interval: Duration = .milliseconds(250)
+        interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .query
     ) async throws -> NTPQueryResult {
         let server = NTPServerAddress(host: host, port: port)
         let addresses = try await NTPResolver.resolve(host: host, port: port)
         var lastError: any Error = NTPClientError(.noAddresses, host)
         for address in addresses {
             do {
-                return try await query(server: server, address: address, timeout: timeout, samples: max(1, samples), interval: interval)
+                return try await query(
+                    server: server, address: address, timeout: timeout, samples: max(1, samples), interval: interval,
+                    conflictWindow: conflictWindow)
             } catch let error as NTPReplyError where error == .kissOfDeath {
                 throw error  // the server said no: do not try its other addresses
             } catch let error as SampleConsensusError {
                 throw error  // the server answered, inconsistently: that is the finding
+            } catch let error as NTPReplyError where error == .conflictingReplies {
+                throw error  // someone raced the server: that is the finding
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
@@ -169,8 +226,22 @@ public struct NTPClient: Sendable {
         throw lastError
     }
 
+    /// The longest a one-shot query waits to honour a `RATE` kiss: 16 s. A server asking for more
+    /// ends the query with the kiss.
+    static let maximumRateWait: Duration = .seconds(16)
+
+    /// The interval a `RATE` kiss asks for (2^poll s, at least one second), when it is one and within
+    /// `maximum`.
+    static func rateWait(_ kiss: NTPReplyError, maximum: Duration) -> Duration? {
+        guard kiss == .kissOfDeath, kiss.kissCode == NTPReferenceID.rate else { return nil }
+        let poll = min(max(Int(kiss.kissPoll ?? 0), 0), 17)
+        let wait = Duration.seconds(1 << poll)
+        return wait <= maximum ? wait : nil
+    }
+
     private func query(
-        server: NTPServerAddress, address: SocketAddress, timeout: Duration, samples: Int, interval: Duration
+        server: NTPServerAddress, address: SocketAddress, timeout: Duration, samples: Int, interval: Duration,
+        conflictWindow: ConflictWindow
     ) async throws -> NTPQueryResult {
         let source = NTPPoolSource.sourceName(server: server, address: address)
         let started = timeBase.monotonicNow()
@@ -178,22 +249,39 @@ public struct NTPClient: Sendable {
         var collected: [OffsetSample] = []
         var lastError: (any Error)?
         var timeouts = 0
-        for index in 0..<samples {
-            if index > 0 { try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: interval)) }
+        var exchanges = 0  // those that count toward `samples`: every one but a RATE kiss
+        var kisses = 0
+        var spacing = interval  // widened by a RATE kiss for the rest of the query
+        var nextSend = started
+        while exchanges < samples {
+            if exchanges + kisses > 0 { try await timeBase.sleep(until: nextSend) }
+            nextSend = timeBase.monotonicNow().advanced(by: spacing)
             do {
-                let reply = try await exchange(with: address, timeout: timeout)
+                let reply = try await exchange(with: address, timeout: timeout, conflictWindow: conflictWindow)
+                exchanges += 1
                 collected.append(try reply.sample(source: source))
                 replies.append(reply)
             } catch let error as NTPReplyError where error == .kissOfDeath {
-                throw error
+                // RATE: keep the interval the server asks for from now on (only for a wait a one-shot
+                // query can afford); DENY, RSTR and the rest end the query.
+                guard let wait = Self.rateWait(error, maximum: Self.maximumRateWait), kisses < samples else { throw error }
+                kisses += 1
+                spacing = max(spacing, wait + wait / 10)  // a margin over the limit, not on its edge
+                logger.info(
+                    "NTP: Kiss-o'-Death RATE; slowing down", metadata: ["server": .string("\(address.endpoint)"), "wait": .string("\(wait)")])
+                nextSend = max(nextSend, timeBase.monotonicNow().advanced(by: wait))
+            } catch let error as NTPReplyError where error == .conflictingReplies {
+                throw error  // one raced exchange taints the query: report it, do not average it away
             } catch let error as NTPClientError where error == .unreachable {
                 throw NTPClientError(.unreachable, "\(address.endpoint): port unreachable")
             } catch is CancellationError {
                 throw CancellationError()
             } catch let error as NTPClientError where error == .timeout {
+                exchanges += 1
                 timeouts += 1
                 lastError = error
             } catch {
+                exchanges += 1
                 lastError = error
             }
         }

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -35,7 +36,10 @@ public struct NTPTimeSource: TimeSource {
     }
 
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
-        let result = try await client.query(host: server.host, port: server.port, timeout: timeout, samples: 1)
+        // Listens on after the reply (max(2 round trips, 250 ms)), so a spoofer racing the server is
+        // seen before its sample reaches the clock.
+        let result = try await client.query(
+            host: server.host, port: server.port, timeout: timeout, samples: 1, conflictWindow: .synchronizer)
         return result.samples.map { sample in
             var sample = sample
             sample.source = name
@@ -69,11 +73,38 @@ extension TimeSynchronizer {
 
     /// One synchronizer for the whole app on the NTP pool, started on first use: Kronos's
     /// `Clock.sync()` / `Clock.now` in one line, `TimeSynchronizer.shared.clock.now`.
+    ///
+    /// It logs (swift-log, label `timesync`) what an app should know: when no server answered (the
+    /// clock then shows the device's time, flagged unsynchronized), a spoofing attempt, a server that
+    /// asked to be left alone. The same news comes as `TimeSynchronizer.events(bufferingNewest:)`.
     public static let shared: TimeSynchronizer = {
         let synchronizer = TimeSynchronizer.ntp()
+        let events = synchronizer.events()
+        Task.detached(priority: .utility) {
+            let logger = Logger(label: "timesync")
+            for await event in events { log(event, to: logger) }
+        }
         synchronizer.start()
         return synchronizer
     }()
+
+    /// Logs the events an app should hear about.
+    static func log(_ event: TimeSynchronizerEvent, to logger: Logger) {
+        switch event {
+        case .noSourceAnswered(let errors):
+            logger.warning(
+                "TimeSync: no NTP server answered; the clock shows this device's time, unsynchronized, until one does. Check network access to UDP port 123.",
+                metadata: Logger.Metadata(uniqueKeysWithValues: errors.map { ($0.key, .string($0.value)) }))
+        case .conflictingReplies(let source):
+            logger.warning("TimeSync: two different replies to one request; a host on the path may be spoofing this server", metadata: ["source": .string(source)])
+        case .kissed(let source, let stopped):
+            logger.notice(stopped ? "TimeSync: the server asked not to be used; it is no longer polled" : "TimeSync: the server asked to be polled less often", metadata: ["source": .string(source)])
+        case .failed(let source, let error):
+            logger.debug("TimeSync: poll failed", metadata: ["source": .string(source), "error": .string(error)])
+        case .measured, .resynchronizing:
+            break
+        }
+    }
 }
 
 /// A synchronizer is a ServiceLifecycle `Service` for servers: it polls from `run()` until graceful

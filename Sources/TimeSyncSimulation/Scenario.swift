@@ -39,20 +39,41 @@ public struct SimulatedServer: Sendable, Hashable, Codable {
     public var clockError: Double
     /// Steps of the server's clock: at `at` seconds into the run its clock jumps by `by` seconds.
     public var steps: [ClockStep]
+    /// Slews of the server's clock: a time daemon correcting it runs it fast or slow for a while.
+    public var slews: [ClockSlew]
     /// The server's processing time between receive and transmit, in seconds.
     public var processing: Double
 
     /// Creates a server.
-    public init(name: String, clockError: Double = 0, steps: [ClockStep] = [], processing: Double = 50e-6) {
+    public init(name: String, clockError: Double = 0, steps: [ClockStep] = [], slews: [ClockSlew] = [], processing: Double = 50e-6) {
         self.name = name
         self.clockError = clockError
         self.steps = steps
+        self.slews = slews
         self.processing = processing
     }
 
     /// The server clock's error at `t` seconds into the run.
     func error(at t: Double) -> Double {
         clockError + steps.filter { $0.at <= t }.map(\.by).reduce(0, +)
+            + slews.map { $0.rate * min(max(t - $0.at, 0), $0.duration) }.reduce(0, +)
+    }
+}
+
+/// A period during which a clock runs at a different rate: a time daemon slewing it.
+public struct ClockSlew: Sendable, Hashable, Codable {
+    /// Seconds into the run.
+    public var at: Double
+    /// How long, in seconds.
+    public var duration: Double
+    /// The extra rate, dimensionless (500e-6: 500 ppm fast).
+    public var rate: Double
+
+    /// Creates a slew.
+    public init(at: Double, duration: Double, rate: Double) {
+        self.at = at
+        self.duration = duration
+        self.rate = rate
     }
 }
 
@@ -123,7 +144,9 @@ public struct SimulationScenario: Sendable, Hashable, Codable {
 
 extension SimulationScenario {
     /// The built-in scenarios, by name.
-    public static let builtIn: [SimulationScenario] = [lan, wifi, mobile, asymmetric, falsetickers, offlineDrift, tamper, serverStep]
+    public static let builtIn: [SimulationScenario] = [
+        lan, wifi, mobile, asymmetric, falsetickers, offlineDrift, tamper, serverStep, serverSlew,
+    ]
 
     /// A built-in scenario by name.
     public static func named(_ name: String) -> SimulationScenario? { builtIn.first { $0.name == name } }
@@ -251,4 +274,28 @@ extension SimulationScenario {
         forward: wifiDelay, backward: wifiDelay,
         loss: 0.005, localDrift: 10e-6,
         servers: [SimulatedServer(name: "wifi-server", steps: [ClockStep(at: 3600, by: 2)])])
+
+    /// The server's time daemon slews its clock at up to 500 ppm for minutes.
+    public static let serverSlew = SimulationScenario(
+        name: "server-slew",
+        provenance: """
+            Wi-Fi path as in `wifi`; the server's own clock is corrected by its time daemon: at 20 min \
+            it runs 500 ppm fast for 4 minutes (ntpd's largest slew rate, correcting 120 ms), at 50 min \
+            300 ppm slow for 5 minutes (90 ms back), at 80 min 100 ppm fast for 10 minutes. Server time \
+            is the truth, so the truth's rate changes under every client: bounds that assume a steady \
+            server rate must drop their claim (leave `.calibrated`) once the samples show the change; \
+            coverage counts only the readings a strategy vouched for. One server polled every 16 s; \
+            oscillator 10 ppm.
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 10e-6,
+        servers: [
+            SimulatedServer(
+                name: "wifi-server",
+                slews: [
+                    ClockSlew(at: 1200, duration: 240, rate: 500e-6), ClockSlew(at: 3000, duration: 300, rate: -300e-6),
+                    ClockSlew(at: 4800, duration: 600, rate: 100e-6),
+                ])
+        ])
 }

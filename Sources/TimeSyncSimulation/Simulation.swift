@@ -45,7 +45,8 @@ public enum Simulation {
                 for index in estimators.indices {
                     switch estimators[index].add(sample) {
                     case .calibrated(let calibration): calibrations[index] = calibration
-                    case .noMajority: calibrations[index] = nil
+                    // Not vouched for: the reading counts as unsynchronized, not against coverage.
+                    case .contradicted, .noMajority: calibrations[index] = nil
                     case .noSamples: calibrations[index] = nil
                     }
                 }

@@ -15,8 +15,10 @@ struct Watch: AsyncParsableCommand {
             Sources are ntp://host[:port] or http(s):// URLs (the precise TimeSync-Time header, else the \
             refined Date). Each line gives the status (synchronized / provisional / unsynchronized / \
             noMajority), server time − this machine's wall clock and its error (half the bounds' width), \
-            and each source's state (selected / falseticker / unreachable / pending) with its own offset. \
-            Stops after --duration or on SIGINT/SIGTERM.
+            and each source's state (selected / falseticker / unselected / suspect / kissed / unsynchronized / \
+            conflictingReplies / unreachable / pending) with its own offset. Each failed poll is reported on \
+            stderr (with --json: a JSON line {"event": "failed", …} on stdout). Stops after --duration or on \
+            SIGINT/SIGTERM; exits 1 when no source answered at all.
             """)
 
     @Argument(help: "The sources: ntp://host[:port] or http(s):// URLs.")
@@ -37,11 +39,15 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Each measurement's deadline, in seconds.")
     var timeout: Double = 2
 
+    @Option(help: "Also print a line every this many seconds, between calibrations (default: only on a calibration).")
+    var interval: Double?
+
     func validate() throws {
         guard !sources.isEmpty else { throw ValidationError("give at least one source") }
         if let duration { guard duration.isFinite, duration > 0, duration <= 31_536_000 else { throw ValidationError("--duration must be in (0, 1 year] seconds") } }
         guard targetError.isFinite, targetError > 0, targetError <= 3_600_000 else { throw ValidationError("--target-error must be in (0, 3600000] ms") }
         guard timeout.isFinite, timeout > 0, timeout <= 60 else { throw ValidationError("--timeout must be in (0, 60] seconds") }
+        if let interval { guard interval.isFinite, interval >= 0.1, interval <= 86_400 else { throw ValidationError("--interval must be in [0.1, 86400] seconds") } }
         for source in sources { _ = try Self.parse(source) }
     }
 
@@ -89,9 +95,11 @@ struct Watch: AsyncParsableCommand {
         let json = self.json
         let printer = UpdatePrinter(json: json)
         if synchronizer.clock.reading().status != .unsynchronized {
-            printer.print(synchronizer, restored: true)
+            printer.print(synchronizer)
         }
         let events = synchronizer.clock.events()
+        let activity = synchronizer.events()
+        let answered = Locked(false)
         synchronizer.start()
 
         let stop = StopSignal()
@@ -106,8 +114,32 @@ struct Watch: AsyncParsableCommand {
             group.addTask {
                 for await event in events {
                     switch event {
-                    case .calibrated, .noMajority: printer.print(synchronizer, restored: false)
+                    case .calibrated, .noMajority: printer.print(synchronizer)
+                    case .storeFailed(let reason):
+                        FileHandle.standardError.write(Data("timesync watch: warning: the store cannot be written (\(reason)); the calibration will not survive a restart\n".utf8))
                     default: break
+                    }
+                }
+            }
+            group.addTask {
+                for await event in activity {
+                    switch event {
+                    case .measured: answered.withLock { $0 = true }
+                    case .failed(let source, let error): printer.failure(source: source, kind: "failed", detail: error)
+                    case .kissed(let source, let stopped):
+                        printer.failure(source: source, kind: "kissed", detail: stopped ? "Kiss-o'-Death: stopped polling this server" : "Kiss-o'-Death RATE: polling slower")
+                    case .conflictingReplies(let source):
+                        printer.failure(source: source, kind: "conflictingReplies", detail: "two different replies to one request: a host on the path may be spoofing this server; exchange discarded")
+                    case .noSourceAnswered, .resynchronizing: break
+                    }
+                }
+            }
+            if let interval {
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .seconds(double: interval))
+                        if Task.isCancelled { break }
+                        if synchronizer.clock.reading().status != .unsynchronized { printer.print(synchronizer) }
                     }
                 }
             }
@@ -125,6 +157,10 @@ struct Watch: AsyncParsableCommand {
         }
         for source in signals { source.cancel() }
         try? await client.shutdown()
+        if !answered.withLock({ $0 }) {
+            FileHandle.standardError.write(Data("timesync watch: no source answered\(duration.map { " within \($0) s" } ?? ""): check the addresses, ports and the network (each failure is listed above)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }
 
@@ -148,6 +184,27 @@ final class UpdatePrinter: Sendable {
         var source: String
         var state: String
         var offset: Double?
+        var kissCode: String?
+    }
+
+    /// A failed poll: a JSON line, or a line on stderr.
+    struct Failure: Encodable {
+        var time: String
+        var event: String
+        var source: String
+        var error: String
+    }
+
+    func failure(source: String, kind: String, detail: String) {
+        let time = "\(SystemTimeBase().wallNow())"
+        lock.withLock { _ in
+            if json {
+                let line = (try? compactJSON(Failure(time: time, event: kind, source: source, error: detail))) ?? "{}"
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+            } else {
+                FileHandle.standardError.write(Data("timesync watch: \(source): \(detail)\n".utf8))
+            }
+        }
     }
 
     static func statusName(_ status: SynchronizationStatus) -> String {
@@ -159,12 +216,14 @@ final class UpdatePrinter: Sendable {
         }
     }
 
-    func print(_ synchronizer: TimeSynchronizer, restored: Bool) {
+    func print(_ synchronizer: TimeSynchronizer) {
         let clock = synchronizer.clock
-        let status = clock.reading().status
+        let reading = clock.reading()
+        let status = reading.status
+        let restored = reading.isRestored
         let offset = clock.calibration.map { WallClockOffset($0, pair: clock.timeBase.wallClockPair()) }
         let sources = synchronizer.sourceStatuses().map {
-            Source(source: $0.source, state: $0.state.rawValue, offset: $0.offset?.secondsValue)
+            Source(source: $0.source, state: $0.state.rawValue, offset: $0.offset?.secondsValue, kissCode: $0.kissCode)
         }
         let update = Update(
             time: "\(clock.timeBase.wallNow())", status: Self.statusName(status),
@@ -177,7 +236,8 @@ final class UpdatePrinter: Sendable {
         } else {
             let head = update.offset.map { String(format: "%+.6f +/- %.6f", $0, update.error ?? 0) } ?? "-"
             let list = sources.map { source in
-                "\(source.source) \(source.state)" + (source.offset.map { String(format: " %+.6f", $0) } ?? "")
+                "\(source.source) \(source.state)" + (source.kissCode.map { " \($0)" } ?? "")
+                    + (source.offset.map { String(format: " %+.6f", $0) } ?? "")
             }.joined(separator: ", ")
             line = "\(update.time) \(update.status)\(restored ? " (restored)" : "") \(head) [\(list)]"
         }

@@ -73,7 +73,9 @@ import TimeSyncTestSupport
     static func watch(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, updates: [Update], stderr: String) {
         let binary = try #require(Interop.timesyncBinary(), "build the timesync executable first")
         let run = try await ChildProcess.run(binary, ["watch", "--json"] + arguments, timeout: timeout)
-        let updates = try run.stdout.split(separator: "\n").map { try JSONDecoder().decode(Update.self, from: Data($0.utf8)) }
+        // Status lines only: failed polls come as {"event": …} lines.
+        let updates = try run.stdout.split(separator: "\n").filter { !$0.contains("\"event\"") }
+            .map { try JSONDecoder().decode(Update.self, from: Data($0.utf8)) }
         return (run.status, updates, run.stderr)
     }
 
@@ -133,7 +135,8 @@ import TimeSyncTestSupport
         fleet.stop()
         // Offline: the same servers, gone. The first line is the stored calibration.
         let offline = try await Self.watch(fleet.urls + ["--duration", "2", "--timeout", "0.3", "--store", store])
-        #expect(offline.status == 0, "\(offline.stderr)")
+        // Nothing answered: exit 1, after the restored line.
+        #expect(offline.status == 1, "\(offline.stderr)")
         let first = try #require(offline.updates.first, "no update when offline: \(offline.stderr) \((try? String(contentsOfFile: store, encoding: .utf8))?.prefix(300) ?? "")")
         print("watch offline restart: \(first.status) restored \(first.restored ?? false) offset \(first.offset ?? .nan) ± \(first.error ?? .nan)")
         #expect(first.restored == true && first.status == "synchronized")
@@ -141,9 +144,63 @@ import TimeSyncTestSupport
         // A corrupt store is ignored with a warning on stderr, and the watch still runs.
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: store))
         let corrupt = try await Self.watch(fleet.urls + ["--duration", "1", "--timeout", "0.3", "--store", store])
-        #expect(corrupt.status == 0)
+        #expect(corrupt.status == 1)
         #expect(corrupt.stderr.contains("stored calibration ignored"), "\(corrupt.stderr)")
         #expect(corrupt.updates.isEmpty || corrupt.updates.allSatisfy { $0.restored != true })
+    }
+
+    /// A store as a forger writes it, in the format stores had before they were sealed: `sources`
+    /// a day ahead of this machine, four tight samples each, in this boot session.
+    static func forgedStore(sources: [String]) throws -> Data {
+        let base = SystemTimeBase()
+        let now = base.monotonicNow()
+        let theta = base.wallNow().nanoseconds - now.nanoseconds + 86_400 * 1_000_000_000
+        var samples: [[String: Any]] = []
+        for source in sources {
+            for step in 0..<4 {
+                let t = now.nanoseconds - Int64(64 * (3 - step) + 1) * 1_000_000_000
+                samples.append([
+                    "source": source, "offset": ["lower": theta - 1_000_000, "upper": theta + 1_000_000],
+                    "time": ["nanoseconds": t], "span": 2_000_000, "delay": 2_000_000,
+                ])
+            }
+        }
+        let object: [String: Any] = [
+            "version": 1, "bootSessionID": try #require(base.bootSessionID), "savedAt": ["nanoseconds": now.nanoseconds - 1_000_000_000],
+            "strategy": "intersection", "samples": samples,
+        ]
+        return try JSONSerialization.data(withJSONObject: object)
+    }
+
+    /// A forged store never outvotes live servers, nor stands for them offline: four invented
+    /// sources, or the real ones shifted a day, against three honest chronyd.
+    @Test(.enabled(if: Interop.shouldRun(["chronyd", "faketime"])), .timeLimit(.minutes(2)))
+    func aForgedStoreNeverOutvotesLiveServers() async throws {
+        let fleet = try await ChronydFleet(shifts: [0, 0, 0])
+        defer { fleet.stop() }
+        let storeDirectory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: storeDirectory) }
+        let store = "\(storeDirectory)/calibration.json"
+        let real = fleet.ports.map { "127.0.0.1:\($0)" }
+        for (name, sources) in [("invented", ["x1:123", "x2:123", "x3:123", "x4:123"]), ("real, shifted", real)] {
+            try Self.forgedStore(sources: sources).write(to: URL(fileURLWithPath: store))
+            let result = try await Self.watch(fleet.urls + ["--duration", "5", "--timeout", "0.5", "--store", store])
+            let last = try #require(result.updates.last, "\(name): no update: \(result.stderr)")
+            print("watch with a forged store (\(name)) against 3 chronyd: \(result.updates.map(\.status)), last offset \(last.offset ?? .nan)")
+            #expect(result.stderr.contains("stored calibration ignored"), "\(name): \(result.stderr)")
+            for update in result.updates {
+                #expect(abs(update.offset ?? 0) < 0.01, "\(name): \(update.status) \(update.offset ?? .nan)")
+                #expect(update.restored != true, "\(name)")
+                #expect(!update.sources.contains { $0.state == "falseticker" }, "\(name): \(update.sources.map(\.state))")
+            }
+            #expect(last.status == "synchronized", "\(name)")
+        }
+        // Offline, the forged store stands for nothing.
+        fleet.stop()
+        try Self.forgedStore(sources: real).write(to: URL(fileURLWithPath: store))
+        let offline = try await Self.watch(fleet.urls + ["--duration", "2", "--timeout", "0.3", "--store", store])
+        #expect(offline.updates.allSatisfy { $0.status == "unsynchronized" || abs($0.offset ?? 0) < 0.01 }, "\(offline.updates.map(\.status))")
+        #expect(offline.updates.isEmpty, "\(offline.updates.map(\.status))")
     }
 
     @Test(.enabled(if: Interop.shouldRun(["chronyd", "faketime"])), .timeLimit(.minutes(1)))

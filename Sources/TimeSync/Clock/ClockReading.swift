@@ -41,6 +41,10 @@ public struct ClockReading: Sendable, Hashable {
     public var monotonicTime: MonotonicInstant
     /// How long ago (monotonic) the calibration was made; `nil` before the first one.
     public var calibrationAge: Duration?
+    /// Whether the reading comes only from a calibration restored from the store: no source has
+    /// answered since launch. Its bounds still hold (the store is authenticated, and its calibration
+    /// ages at the drift bound), but nothing confirms it yet; the first sources to answer decide.
+    public var isRestored: Bool = false
 
     /// Whether the clock is synchronized (a majority of sources agree).
     public var isSynchronized: Bool { status == .synchronized }

@@ -46,6 +46,10 @@ public final class ServerClock: Clock, Sendable {
         /// otherwise at most once a minute, in a background task. ``PersistencePolicy/everyCalibration``
         /// writes after every calibration (still in the background).
         public var persistence: PersistencePolicy
+        /// The sources whose stored samples are restored; samples of any other source in the store are
+        /// dropped. `nil` (the default) restores every source. ``TimeSynchronizer`` sets it to its
+        /// sources' names, so a store cannot bring in sources nobody configured.
+        public var restorableSources: Set<String>?
 
         /// Creates a configuration.
         public init(
@@ -53,9 +57,11 @@ public final class ServerClock: Clock, Sendable {
             offsetChangeThreshold: Duration = .milliseconds(1),
             wallClockChangeThreshold: Duration = .seconds(1),
             minimumAgreeingSources: Int = 1,
-            persistence: PersistencePolicy = .init()
+            persistence: PersistencePolicy = .init(),
+            restorableSources: Set<String>? = nil
         ) {
             self.persistence = persistence
+            self.restorableSources = restorableSources
             self.estimator = estimator
             self.offsetChangeThreshold = offsetChangeThreshold
             self.wallClockChangeThreshold = wallClockChangeThreshold
@@ -64,9 +70,15 @@ public final class ServerClock: Clock, Sendable {
     }
 
     struct State: Sendable {
+        /// Fresh samples only (and the history of sources that confirmed it by answering).
         var estimator: any OffsetEstimator
         var calibration: Calibration?
         var status: SynchronizationStatus = .unsynchronized
+        /// Whether ``calibration`` was restored from the store, with no fresh outcome since.
+        var calibrationIsRestored = false
+        /// Restored samples per source, waiting for the source to answer: then they are offered to
+        /// the estimator as history (taken only where they agree with what the source says now).
+        var history: [String: [OffsetSample]] = [:]
         /// wall − monotonic at the last check, for tamper detection.
         var wallReference: Int64
         let subscribers: EventSubscribers<ServerClockEvent>
@@ -108,14 +120,18 @@ public final class ServerClock: Clock, Sendable {
     ///     the configuration's ``Configuration/estimator`` settings, the only estimator whose bounds
     ///     hold in every case.
     ///   - configuration: Drift bound, thresholds.
-    ///   - store: Where to save calibrations; a corrupt or foreign one is ignored with a
-    ///     ``ServerClockEvent/storeIgnored(reason:)`` warning passed to `onWarning`.
+    ///   - store: Where to save calibrations; a corrupt, foreign or unauthenticated one is ignored
+    ///     with a ``ServerClockEvent/storeIgnored(reason:)`` warning passed to `onWarning`.
+    ///   - keyProvider: The key that authenticates the store (default: ``SystemCalibrationKeyProvider``,
+    ///     the Keychain on Apple platforms, a private key file on Linux). Without a key the store is
+    ///     neither read nor written, with a warning.
     ///   - onWarning: Receives warnings (an unusable store) — bridge it to your logger.
     public init(
         timeBase: any TimeBase = SystemTimeBase(),
         estimator: (any OffsetEstimator)? = nil,
         configuration: Configuration = .init(),
         store: (any CalibrationStore)? = nil,
+        keyProvider: (any CalibrationKeyProvider)? = nil,
         onWarning: (@Sendable (String) -> Void)? = nil
     ) {
         self.timeBase = timeBase
@@ -130,10 +146,26 @@ public final class ServerClock: Clock, Sendable {
                 estimator: estimator, wallReference: reference, subscribers: EventSubscribers(),
                 persistence: PersistenceSchedule(policy: configuration.persistence)))
         self.state = state
-        writer = store.map { store in
-            CalibrationWriter(store: store) { reason in state.withLock { $0.emit(.storeFailed(reason: reason)) } }
+        var key: [UInt8]?
+        if store != nil {
+            do {
+                let provided = try (keyProvider ?? SystemCalibrationKeyProvider()).key()
+                guard provided.count >= SystemCalibrationKeyProvider.minimumKeyLength else {
+                    throw CalibrationKeyError("the key has \(provided.count) bytes, fewer than \(SystemCalibrationKeyProvider.minimumKeyLength)")
+                }
+                key = provided
+            } catch {
+                let reason = "no key to authenticate it (\(error)): calibrations are neither restored nor saved"
+                onWarning?("TimeSync: stored calibration ignored: \(reason)")
+                state.withLock { $0.emit(.storeIgnored(reason: reason)) }
+            }
         }
-        if let store { restore(from: store, onWarning: onWarning) }
+        writer = key.flatMap { key in
+            store.map { store in
+                CalibrationWriter(store: store, key: key) { reason in state.withLock { $0.emit(.storeFailed(reason: reason)) } }
+            }
+        }
+        if let store, let key { restore(from: store, key: key, onWarning: onWarning) }
     }
 
     // MARK: Reading
@@ -177,7 +209,8 @@ public final class ServerClock: Clock, Sendable {
             earliest: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(bounds.lower)),
             latest: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(bounds.upper)),
             status: published.status, monotonicTime: monotonic,
-            calibrationAge: .nanoseconds(monotonic.nanoseconds.saturatingSubtract(published.model.time.nanoseconds)))
+            calibrationAge: .nanoseconds(monotonic.nanoseconds.saturatingSubtract(published.model.time.nanoseconds)),
+            isRestored: published.restored)
     }
 
     /// Whether the clock is synchronized now.
@@ -185,6 +218,12 @@ public final class ServerClock: Clock, Sendable {
 
     /// The sources whose samples the estimator holds now (those heard recently), sorted.
     public var sources: [String] { state.withLock { $0.estimator.sources } }
+
+    /// The samples held as suspects: each contradicts its source's other samples and waits for a
+    /// second one to confirm a step (the default estimator's; other estimators hold none).
+    public var suspectSamples: [OffsetSample] {
+        state.withLock { ($0.estimator as? IntersectionEstimator)?.suspectSamples ?? [] }
+    }
 
     /// The current calibration, if any (the last good one while sources disagree).
     public var calibration: Calibration? { state.withLock { $0.calibration } }
@@ -228,8 +267,21 @@ public final class ServerClock: Clock, Sendable {
     /// Feeds a sample to the estimator and publishes the result.
     ///
     /// Also checks the wall clock against the monotonic clock (tamper detection) and saves to the store.
+    ///
+    /// The first sample of a source whose samples were restored from the store offers them to the
+    /// estimator as history (kept only where they agree with the new sample); until then restored
+    /// samples count for nothing against fresh ones: the first fresh outcome replaces the restored
+    /// calibration, and the status is decided by the sources that answered.
     public func calibrate(with sample: OffsetSample) {
-        update { $0.add(sample) }
+        update { state in
+            var outcome = state.estimator.add(sample)
+            if let history = state.history.removeValue(forKey: sample.source),
+                let merged = state.estimator.addHistory(history)
+            {
+                outcome = merged
+            }
+            return outcome
+        }
         checkWallClock()
     }
 
@@ -237,7 +289,10 @@ public final class ServerClock: Clock, Sendable {
     /// longer count; when it was the last source, the last calibration keeps aging until new samples
     /// come.
     public func removeSource(_ source: String) {
-        update { $0.removeSource(source) }
+        update { state in
+            state.history[source] = nil
+            return state.estimator.removeSource(source)
+        }
     }
 
     /// Reports a sample that could not be used; the clock is unchanged. Subscribers see
@@ -252,6 +307,8 @@ public final class ServerClock: Clock, Sendable {
         let sequence = state.withLock { state in
             state.estimator = initialEstimator
             state.calibration = nil
+            state.calibrationIsRestored = false
+            state.history = [:]
             if state.status != .unsynchronized { state.emit(.statusChanged(from: state.status, to: .unsynchronized)) }
             state.status = .unsynchronized
             published.store(.unsynchronized)
@@ -262,17 +319,19 @@ public final class ServerClock: Clock, Sendable {
         try? writer?.remove(superseding: sequence)
     }
 
-    private func update(_ change: (inout any OffsetEstimator) -> EstimatorOutcome) {
+    private func update(_ change: (inout State) -> EstimatorOutcome) {
         let monotonic = monotonicNow()
         let snapshot: PersistenceStep = state.withLock { state in
             let sourcesBefore = Set(state.estimator.sources)
-            let outcome = change(&state.estimator)
+            let outcome = change(&state)
             let lost = sourcesBefore.subtracting(state.estimator.sources)
             switch outcome {
-            case .calibrated(let calibration):
+            case .calibrated(let calibration), .contradicted(let calibration):
                 let previous = state.status == .unsynchronized ? nil : state.calibration
-                let status = self.status(of: calibration)
+                let contradicted = if case .contradicted = outcome { true } else { false }
+                let status = contradicted ? .provisional : self.status(of: calibration)
                 state.calibration = calibration
+                state.calibrationIsRestored = false
                 let before = state.status
                 state.status = status
                 published.store(PublishedModel(status: status, model: calibration.model))
@@ -288,7 +347,8 @@ public final class ServerClock: Clock, Sendable {
                 if state.calibration != nil {
                     if state.status != .noMajority { state.emit(.statusChanged(from: state.status, to: .noMajority)) }
                     state.status = .noMajority
-                    published.store(PublishedModel(status: .noMajority, model: state.calibration!.model))
+                    published.store(
+                        PublishedModel(status: .noMajority, model: state.calibration!.model, restored: state.calibrationIsRestored))
                 }
                 state.emit(.noMajority(sources: sources, largestAgreeing: agreeing))
             case .noSamples:
@@ -330,7 +390,8 @@ public final class ServerClock: Clock, Sendable {
         return (
             PersistedCalibration(
                 bootSessionID: bootSessionID, savedAt: monotonic, strategy: initialEstimator.name,
-                calibration: state.calibration, samples: state.estimator.samples),
+                calibration: state.calibration,
+                samples: state.estimator.samples + state.history.keys.sorted().flatMap { state.history[$0]! }),
             state.snapshots
         )
     }
@@ -505,8 +566,8 @@ public final class ServerClock: Clock, Sendable {
         calibration.sources.count >= configuration.minimumAgreeingSources ? .synchronized : .provisional
     }
 
-    private func restore(from store: any CalibrationStore, onWarning: (@Sendable (String) -> Void)?) {
-        let outcome = PersistedCalibration.restore(from: store, timeBase: timeBase)
+    private func restore(from store: any CalibrationStore, key: [UInt8], onWarning: (@Sendable (String) -> Void)?) {
+        let outcome = PersistedCalibration.restore(from: store, key: key, timeBase: timeBase)
         switch outcome {
         case .none:
             return
@@ -514,14 +575,20 @@ public final class ServerClock: Clock, Sendable {
             onWarning?("TimeSync: stored calibration ignored: \(reason)")
             state.withLock { $0.emit(.storeIgnored(reason: reason)) }
         case .restored(let persisted):
+            let allowed = configuration.restorableSources
+            let samples = allowed.map { allowed in persisted.samples.filter { allowed.contains($0.source) } } ?? persisted.samples
+            // The restored calibration is computed apart from the clock's estimator, which takes only
+            // fresh samples: what was stored can never outvote what the sources say now.
+            var replay = initialEstimator
+            let result = replay.restore(samples)
             state.withLock { state in
-                var result = EstimatorOutcome.noSamples
-                for sample in persisted.samples { result = state.estimator.add(sample) }
+                for sample in replay.samples { state.history[sample.source, default: []].append(sample) }
                 if case .calibrated(let calibration) = result {
                     let status = self.status(of: calibration)
                     state.calibration = calibration
+                    state.calibrationIsRestored = true
                     state.status = status
-                    published.store(PublishedModel(status: status, model: calibration.model))
+                    published.store(PublishedModel(status: status, model: calibration.model, restored: true))
                     state.emit(.restored(calibration))
                 }
             }

@@ -113,6 +113,11 @@ public enum EstimatorOutcome: Sendable, Hashable {
     case calibrated(Calibration)
     /// Sources disagree and no majority agrees on a common interval: there is no trustworthy time.
     case noMajority(sources: Int, largestAgreeing: Int)
+    /// The majority's calibration, but a source it rests on has just contradicted its own earlier
+    /// samples (its clock stepped or changed rate, or a reply lied): until a second sample confirms
+    /// the change or refutes it, nothing vouches for this calibration. A clock keeps it, as
+    /// ``SynchronizationStatus/provisional``.
+    case contradicted(Calibration)
     /// No samples (yet, or any more).
     case noSamples
 }
@@ -132,8 +137,26 @@ public protocol OffsetEstimator: Sendable {
     var sources: [String] { get }
     /// A short name for logs and stored calibrations (by default the type's name).
     var name: String { get }
+    /// Replays samples an earlier run saved, all at once, into an empty estimator.
+    /// - Complexity: The default adds them one by one; ``IntersectionEstimator`` fits each source
+    ///   once, linear in the number of samples.
+    mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome
+    /// Offers older samples of one source (restored from a store) after the source has answered
+    /// afresh: they may lengthen its history (a better rate) only where they agree with what it says
+    /// now, and never change what it says now.
+    /// - Returns: The new outcome, or `nil` when the history was not taken (the default: an estimator
+    ///   that cannot tell agreeing history from a step ignores it).
+    mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome?
 }
 
 extension OffsetEstimator {
     public var name: String { String(describing: Self.self) }
+
+    public mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome {
+        var outcome = EstimatorOutcome.noSamples
+        for sample in samples.sorted(by: { $0.time < $1.time }) { outcome = add(sample) }
+        return outcome
+    }
+
+    public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? { nil }
 }

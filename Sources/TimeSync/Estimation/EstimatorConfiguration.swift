@@ -11,6 +11,15 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     public var rateWander: Double = 2e-6 {
         didSet { rateWander = Self.capped(rateWander, otherwise: 2e-6) }
     }
+    /// How fast a server's own clock may be slewed by its time daemon, dimensionless (at most 1 %):
+    /// the bounds widen at this rate on top of the measured one, so that they hold while a server
+    /// slews. Default 0: a steady server, as NTP's error bounds assume; a slew then shows as samples
+    /// that contradict the earlier ones, and the calibration is not vouched for
+    /// (``EstimatorOutcome/contradicted(_:)``) until the change is confirmed. Set it (500 ppm is
+    /// ntpd's largest slew) for bounds that never miss while servers slew, at the price of wider ones.
+    public var serverSlew: Double = 0 {
+        didSet { serverSlew = Self.capped(serverSlew, otherwise: 0) }
+    }
     /// How many samples of each source the default strategy keeps. Default 64.
     public var windowSize: Int = 64 {
         didSet { windowSize = max(1, windowSize) }
@@ -20,9 +29,13 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     public var sourceTimeout: Duration = .seconds(3600)
 
     /// Creates a configuration.
-    public init(maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600)) {
+    public init(
+        maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600),
+        serverSlew: Double = 0
+    ) {
         self.maxDrift = Self.capped(maxDrift, otherwise: 100e-6)
         self.rateWander = Self.capped(rateWander, otherwise: 2e-6)
+        self.serverSlew = Self.capped(serverSlew, otherwise: 0)
         self.windowSize = max(1, windowSize)
         self.sourceTimeout = sourceTimeout
     }
@@ -44,7 +57,8 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
             maxDrift: try container.decode(Double.self, forKey: .maxDrift),
             rateWander: try container.decode(Double.self, forKey: .rateWander),
             windowSize: min(4096, try container.decode(Int.self, forKey: .windowSize)),
-            sourceTimeout: try container.decode(Duration.self, forKey: .sourceTimeout))
+            sourceTimeout: try container.decode(Duration.self, forKey: .sourceTimeout),
+            serverSlew: try container.decodeIfPresent(Double.self, forKey: .serverSlew) ?? 0)
     }
 
     /// The prior on the rate: ±``maxDrift``.

@@ -74,6 +74,44 @@ public struct IntersectionEstimator: OffsetEstimator {
         return outcome()
     }
 
+    /// Replays saved samples into an empty estimator: each source's samples are sorted, trimmed to the
+    /// window and fitted once, then the sources are combined once.
+    /// - Complexity: O(n log n) for n samples, plus the per-source fits (quadratic in the window size,
+    ///   a constant).
+    public mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome {
+        var bySource: [String: [OffsetSample]] = [:]
+        for sample in samples { bySource[sample.source, default: []].append(sample) }
+        for (source, unsorted) in bySource {
+            var window = unsorted.sorted { $0.time < $1.time }
+            if window.count > configuration.windowSize { window.removeFirst(window.count - configuration.windowSize) }
+            let fit = Self.fit(&window, configuration)
+            windows[source] = window
+            fits[source] = fit
+            suspects[source] = nil
+        }
+        expireLostSources()
+        return outcome()
+    }
+
+    /// Takes older samples of a source that has answered afresh, when they agree with its current
+    /// window: the combined window is fitted, and the history is kept only if every current sample
+    /// survives (the history's contradicting older part is dropped, as for any step). A history that
+    /// contradicts the present is refused whole.
+    public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? {
+        guard let source = samples.first?.source, let window = windows[source], let first = window.first else { return nil }
+        var history = samples.filter { $0.source == source && $0.time < first.time }.sorted { $0.time < $1.time }
+        guard !history.isEmpty else { return nil }
+        let room = max(0, configuration.windowSize - window.count)
+        guard room > 0 else { return nil }
+        if history.count > room { history.removeFirst(history.count - room) }
+        var candidate = history + window
+        let fit = Self.fit(&candidate, configuration)
+        guard candidate.count > window.count else { return nil }  // the history contradicted the present
+        windows[source] = candidate
+        fits[source] = fit
+        return outcome()
+    }
+
     /// Holds a contradicting sample; when another suspect agrees with it, the source stepped: its
     /// window becomes the agreeing suspects.
     private mutating func hold(_ sample: OffsetSample) {
@@ -137,10 +175,12 @@ public struct IntersectionEstimator: OffsetEstimator {
         }
         let meanRate = members.map(\.rate.estimate).reduce(0, +) / Double(members.count)
         rate = RateInterval(lower: rate.lower, upper: rate.upper, estimate: meanRate)
-        return .calibrated(
-            Calibration(
-                time: time, offset: selection.region, estimate: selection.region.midpoint, rate: rate,
-                sources: members.map(\.source)))
+        let calibration = Calibration(
+            time: time, offset: selection.region, estimate: selection.region.midpoint, rate: rate,
+            sources: members.map(\.source))
+        // A selected source whose newest sample contradicts its window: the fit may be stale.
+        if members.contains(where: { !(suspects[$0.source] ?? []).isEmpty }) { return .contradicted(calibration) }
+        return .calibrated(calibration)
     }
 
     /// The sample to drop from a full window: the widest among all but the newest quarter (ties: the
@@ -165,11 +205,16 @@ public struct IntersectionEstimator: OffsetEstimator {
     /// - Complexity: O(n²) in the window size, run once per sample.
     static func fit(_ window: inout [OffsetSample], _ configuration: EstimatorConfiguration) -> SourceFit {
         while true {
-            let rate: RateInterval
+            var rate: RateInterval
             if case .measured(let measured) = measuredRate(window, configuration) {
                 rate = measured
             } else {
                 rate = configuration.ratePrior
+            }
+            // A server that may be slewing moves off the measured line at up to this rate.
+            if configuration.serverSlew > 0 {
+                rate = RateInterval(
+                    lower: rate.lower - configuration.serverSlew, upper: rate.upper + configuration.serverSlew, estimate: rate.estimate)
             }
             let newest = window[window.count - 1]
             var bounds = newest.offset(at: newest.time, rate: rate)

@@ -36,8 +36,11 @@ public struct SampleConsensus: Sendable, Hashable {
         var estimator = IntersectionEstimator(configuration)
         var outcome = EstimatorOutcome.noSamples
         for sample in agreeing { outcome = estimator.add(sample) }
-        guard case .calibrated(let calibration) = outcome else {
-            throw SampleConsensusError(largestAgreeing: 0, total: ordered.count)
+        let calibration: Calibration
+        switch outcome {
+        // A held sample is one of the majority's: the majority's answer stands.
+        case .calibrated(let calibrated), .contradicted(let calibrated): calibration = calibrated
+        case .noMajority, .noSamples: throw SampleConsensusError(largestAgreeing: 0, total: ordered.count)
         }
         self.calibration = calibration
         self.samples = agreeing

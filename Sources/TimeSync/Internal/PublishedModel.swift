@@ -8,6 +8,14 @@ import Synchronization
 struct PublishedModel: Sendable, Equatable {
     var status: SynchronizationStatus
     var model: OffsetModel
+    /// Whether the model comes only from a restored store: no source has answered since launch.
+    var restored = false
+
+    /// The status byte as stored for readers: the status's raw value, with ``restoredFlag`` set for a
+    /// restored model (so `now`'s byte comparison with unsynchronized, which is never restored, holds).
+    var statusByte: UInt8 { status.rawValue | (restored ? Self.restoredFlag : 0) }
+    /// The bit of the status byte that marks a restored model.
+    static let restoredFlag: UInt8 = 0x80
 
     static let unsynchronized = PublishedModel(
         status: .unsynchronized,
@@ -102,14 +110,15 @@ final class PublishedModelCell: Sendable {
             let after = sequence.load(ordering: .relaxed)
             guard before == after, before & 1 == 0 else { continue }
             return PublishedModel(
-                status: Self.status(status),
+                status: Self.status(status & ~PublishedModel.restoredFlag),
                 model: OffsetModel(
                     time: MonotonicInstant(nanoseconds: anchor),
                     offset: OffsetInterval(uncheckedLower: lower, upper: max(lower, upper)),
                     estimate: estimate,
                     rate: RateInterval(
                         trustedLower: Double(bitPattern: rateLower), upper: Double(bitPattern: rateUpper),
-                        estimate: Double(bitPattern: rateEstimate))))
+                        estimate: Double(bitPattern: rateEstimate))),
+                restored: status & PublishedModel.restoredFlag != 0)
         }
     }
 
@@ -146,7 +155,7 @@ final class PublishedModelCell: Sendable {
         let start = sequence.load(ordering: .relaxed)
         sequence.store(start &+ 1, ordering: .relaxed)
         atomicMemoryFence(ordering: .releasing)
-        status.store(value.status.rawValue, ordering: .relaxed)
+        status.store(value.statusByte, ordering: .relaxed)
         anchor.store(value.model.time.nanoseconds, ordering: .relaxed)
         lower.store(value.model.offset.lower, ordering: .relaxed)
         upper.store(value.model.offset.upper, ordering: .relaxed)

@@ -13,8 +13,11 @@ public struct NTPClientRequest: Sendable, Hashable {
     public let wallTimeAtSend: UnixTime
     /// The poll exponent advertised in the request.
     public let poll: Int8
-    /// Whether a reply echoing our transmit timestamp has arrived; later ones are duplicates.
-    public private(set) var isAnswered = false
+    /// The first packet that echoed our transmit timestamp, whatever its fate: a later identical one
+    /// is a duplicate, a later different one a conflict.
+    public private(set) var answer: NTPPacket?
+    /// Whether a reply echoing our transmit timestamp has arrived.
+    public var isAnswered: Bool { answer != nil }
 
     /// Creates a request about to be sent.
     /// - Parameters:
@@ -46,7 +49,11 @@ public struct NTPClientRequest: Sendable, Hashable {
     /// 1. the bytes decode (`.malformedPacket`, with ``NTPReplyError/packetError``);
     /// 2. the origin timestamp equals our transmit timestamp (`.originMismatch`) — before anything
     ///    else, so a spoofed Kiss-o'-Death is ignored;
-    /// 3. no reply has been accepted for this request yet (`.duplicate`);
+    /// 3. no reply has been accepted for this request yet: a second copy of the same packet is
+    ///    `.duplicate` (networks duplicate datagrams); a second, *different* packet echoing our
+    ///    origin is `.conflictingReplies` — two senders answered one request, and at most one of them
+    ///    is the server: a spoofer on the path raced it. Keep listening a little after the first reply
+    ///    to see it, and discard the exchange when it comes;
     /// 4. mode 4 (`.notServerMode`), version 3 or 4 (`.unsupportedVersion`);
     /// 5. stratum 0 with a printable ASCII code is a Kiss-o'-Death (`.kissOfDeath`, with
     ///    ``NTPReplyError/kissCode``);
@@ -82,14 +89,16 @@ public struct NTPClientRequest: Sendable, Hashable {
         _ packet: NTPPacket, receivedAt: MonotonicInstant, limits: NTPReplyLimits = .init()
     ) throws(NTPReplyError) -> NTPReply {
         guard packet.originTimestamp == transmitTimestamp else { throw NTPReplyError(.originMismatch) }
-        guard !isAnswered else { throw NTPReplyError(.duplicate) }
-        isAnswered = true
+        if let answer {
+            throw NTPReplyError(answer == packet ? .duplicate : .conflictingReplies)
+        }
+        answer = packet
         guard packet.mode == .server else { throw NTPReplyError(.notServerMode) }
         guard packet.version == 3 || packet.version == 4 else { throw NTPReplyError(.unsupportedVersion) }
         // Stratum 0 with an ASCII code is a Kiss-o'-Death; stratum 0 without one (chrony and ntpd send
         // reference ID 0 while they have no source) is a server that is not synchronized.
         if packet.stratum == 0, packet.referenceID.ascii != nil {
-            throw NTPReplyError(.kissOfDeath, kissCode: packet.referenceID)
+            throw NTPReplyError(.kissOfDeath, kissCode: packet.referenceID, kissPoll: packet.poll)
         }
         guard packet.leap != .unsynchronized, (1..<16).contains(packet.stratum) else {
             throw NTPReplyError(.unsynchronized, leap: packet.leap, stratum: packet.stratum)
@@ -193,6 +202,7 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     enum Code: Sendable, Hashable {
         case malformedPacket, originMismatch, duplicate, notServerMode, unsupportedVersion, kissOfDeath
         case unsynchronized, zeroTimestamp, rootDistanceExceeded, inconsistentTimestamps, precisionOutOfRange
+        case conflictingReplies
     }
 
     let code: Code
@@ -206,11 +216,15 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     public let leap: NTPLeapIndicator?
     /// For `.unsynchronized`: the stratum the server sent.
     public let stratum: UInt8?
+    /// For `.kissOfDeath`: the poll exponent the kiss carries (log2 of the interval, in seconds, the
+    /// server asks the client to keep between requests).
+    public let kissPoll: Int8?
 
     init(
         _ code: Code, kissCode: NTPReferenceID? = nil, packetError: NTPPacketError? = nil, sampleError: SampleError? = nil,
-        leap: NTPLeapIndicator? = nil, stratum: UInt8? = nil
+        leap: NTPLeapIndicator? = nil, stratum: UInt8? = nil, kissPoll: Int8? = nil
     ) {
+        self.kissPoll = kissPoll
         self.code = code
         self.kissCode = kissCode
         self.packetError = packetError
@@ -225,11 +239,15 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let originMismatch = NTPReplyError(.originMismatch)
     /// A second reply to a request already answered.
     public static let duplicate = NTPReplyError(.duplicate)
+    /// Two different replies echoed this request's origin timestamp: someone on the path answered
+    /// besides the server (or instead of it). Neither can be trusted: the exchange is discarded.
+    public static let conflictingReplies = NTPReplyError(.conflictingReplies)
     /// The packet is not a server (mode 4) reply.
     public static let notServerMode = NTPReplyError(.notServerMode)
     /// The version is neither 3 nor 4.
     public static let unsupportedVersion = NTPReplyError(.unsupportedVersion)
-    /// Stratum 0: the server sent a Kiss-o'-Death; see ``kissCode`` and ``NTPReferenceID/kissAction``.
+    /// Stratum 0: the server sent a Kiss-o'-Death; see ``kissCode``, ``kissPoll`` and
+    /// ``NTPReferenceID/kissAction``.
     public static let kissOfDeath = NTPReplyError(.kissOfDeath)
     /// Leap indicator 3 (alarm), stratum 0 without a Kiss-o'-Death code, or stratum 16 or above: the
     /// server's clock is not synchronized (see ``leap`` and ``stratum``).
@@ -253,9 +271,13 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
         case .malformedPacket: "malformed NTP packet" + (packetError.map { ": \($0)" } ?? "")
         case .originMismatch: "origin timestamp does not match the request (stray or spoofed reply)"
         case .duplicate: "duplicate reply"
+        case .conflictingReplies:
+            "two different replies to one request: a host on the path may be spoofing the server; exchange discarded"
         case .notServerMode: "not a server-mode reply"
         case .unsupportedVersion: "unsupported NTP version"
-        case .kissOfDeath: "Kiss-o'-Death" + (kissCode.map { " \($0)" } ?? "")
+        case .kissOfDeath:
+            "Kiss-o'-Death" + (kissCode.map { " \($0)" } ?? "")
+                + (kissCode == NTPReferenceID.rate ? (kissPoll.map { " (at most one request every 2^\($0) s)" } ?? "") : "")
         case .unsynchronized:
             "server is not synchronized"
                 + (leap.map { leap in " (LI \(leap.rawValue), stratum \(stratum.map(String.init) ?? "?"))" } ?? "")

@@ -78,7 +78,7 @@ public struct NTPSourcePoller: Sendable, Hashable {
         if awaitingReply {
             // A transport that asks again before reporting has lost the exchange: count it as failed.
             handle(.failure, at: now)
-            return nextAction(at: now)
+            return nextAction(at: now, budget: &budget)
         }
         guard now >= nextPoll else { return .wait(until: nextPoll) }
         guard budget.take(at: now) else {

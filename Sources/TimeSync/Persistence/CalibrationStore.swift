@@ -51,13 +51,14 @@ public struct FileCalibrationStore: CalibrationStore {
     }
 }
 
-/// The saved form of a calibration: versioned JSON stamped with the boot session.
+/// The saved form of a calibration: versioned JSON stamped with the boot session, sealed with an
+/// HMAC-SHA256 tag under this install's key (see ``CalibrationKeyProvider``).
 ///
 /// The monotonic anchor only means something within the boot session that made it: after a reboot the
-/// stored calibration is discarded.
+/// stored calibration is discarded. A store whose tag does not verify is discarded unread.
 public struct PersistedCalibration: Sendable, Hashable, Codable {
-    /// The format version this build writes and reads.
-    public static let currentVersion = 1
+    /// The format version this build writes and reads (2: authenticated).
+    public static let currentVersion = 2
     /// The largest store read: 1 MiB. A full window of every source fits many times over; a larger
     /// store is ignored unread.
     public static let maximumSize = 1 << 20
@@ -87,11 +88,33 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         self.samples = samples
     }
 
-    /// The JSON bytes.
+    /// The JSON bytes (unsealed: what ``sealed(key:)`` authenticates).
     public func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(self)
+    }
+
+    /// The bytes a store holds: the JSON with its HMAC-SHA256 tag under `key`.
+    /// - Parameter key: This install's key (at least 32 bytes).
+    public func sealed(key: [UInt8]) throws -> Data {
+        try SealedCalibration.seal(try encoded(), key: key)
+    }
+
+    /// Seals arbitrary content as a store would: for tools that migrate or inspect stores, and tests
+    /// of what a clock does with content that verifies.
+    /// - Parameters:
+    ///   - content: The JSON to seal (normally ``encoded()``'s).
+    ///   - key: The key.
+    public static func seal(content: Data, key: [UInt8]) throws -> Data {
+        try SealedCalibration.seal(content, key: key)
+    }
+
+    /// The content of a store's bytes whose tag verifies under `key`: what ``seal(content:key:)``
+    /// sealed.
+    /// - Throws: An error saying why the bytes are not an authenticated store under this key.
+    public static func content(ofSealed data: Data, key: [UInt8]) throws -> Data {
+        try SealedCalibration.open(data, key: key)
     }
 
     /// What reading a store gave.
@@ -101,9 +124,9 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         case restored(PersistedCalibration)
     }
 
-    /// Reads and checks a store's content against the current boot session. Never throws: a problem
-    /// is a reason to ignore the store.
-    static func restore(from store: any CalibrationStore, timeBase: any TimeBase) -> RestoreOutcome {
+    /// Reads, authenticates and checks a store's content against the current boot session. Never
+    /// throws: a problem is a reason to ignore the store.
+    static func restore(from store: any CalibrationStore, key: [UInt8], timeBase: any TimeBase) -> RestoreOutcome {
         let data: Data
         do {
             guard let loaded = try store.load() else { return .none }
@@ -114,9 +137,15 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         guard data.count <= maximumSize else {
             return .ignored("larger than \(maximumSize) bytes")
         }
+        let content: Data
+        do {
+            content = try SealedCalibration.open(data, key: key)
+        } catch {
+            return .ignored("\(error)")
+        }
         let persisted: PersistedCalibration
         do {
-            persisted = try JSONDecoder().decode(PersistedCalibration.self, from: data)
+            persisted = try JSONDecoder().decode(PersistedCalibration.self, from: content)
         } catch {
             return .ignored("corrupt: \(error)")
         }

@@ -13,9 +13,12 @@ final class CalibrationWriter: Sendable {
     /// that writes are serialized.
     private let written = Locked<UInt64>(0)
     private let onError: @Sendable (String) -> Void
+    /// The key each snapshot is sealed with.
+    private let key: [UInt8]
 
-    init(store: any CalibrationStore, onError: @escaping @Sendable (String) -> Void) {
+    init(store: any CalibrationStore, key: [UInt8], onError: @escaping @Sendable (String) -> Void) {
         self.store = store
+        self.key = key
         self.onError = onError
     }
 
@@ -55,7 +58,7 @@ final class CalibrationWriter: Sendable {
             guard sequence > written else { return }
             written = sequence
             do {
-                try store.save(try snapshot.encoded())
+                try store.save(try snapshot.sealed(key: key))
             } catch {
                 onError("\(error)")
                 throw error

@@ -23,10 +23,23 @@ public enum TimeSynchronizerError: Error, Sendable, Hashable, CustomStringConver
 public struct TimeSourceStatus: Sendable, Hashable {
     /// Where the source stands.
     public enum State: String, Sendable, Hashable, Codable {
-        /// Its samples agree with the majority the clock follows.
+        /// Its samples agree with the majority the clock follows now.
         case selected
         /// It answers, but outside the majority: its time is not used.
         case falseticker
+        /// It answers, but the sources have no majority now: nobody is selected.
+        case unselected
+        /// Its last reply contradicts its earlier ones and is held until a second reply confirms
+        /// a step (or one refutes it); its time is not used meanwhile.
+        case suspect
+        /// Its last reply was a Kiss-o'-Death (see ``TimeSourceStatus/kissCode``): `RATE` slows the
+        /// polling down, `DENY` and `RSTR` stop it.
+        case kissed
+        /// It answers that its own clock is not synchronized (NTP leap indicator 3 or stratum 16).
+        case unsynchronized
+        /// Two different replies came to one request: someone on the path answered besides the
+        /// server. The exchange was discarded.
+        case conflictingReplies
         /// Its last eight polls brought no usable reply.
         case unreachable
         /// No reply yet.
@@ -44,6 +57,10 @@ public struct TimeSourceStatus: Sendable, Hashable {
     public var reachability: UInt8
     /// Polls sent.
     public var polls: Int
+    /// For a `kissed` source: the Kiss-o'-Death code (`RATE`, `DENY`, `RSTR`, …).
+    public var kissCode: String?
+    /// Why its last poll failed, when it did.
+    public var lastError: String?
 }
 
 /// What a ``TimeSynchronizer`` did.
@@ -54,6 +71,12 @@ public enum TimeSynchronizerEvent: Sendable, Hashable {
     case failed(source: String, error: String)
     /// A source asked to be polled less often, or not at all.
     case kissed(source: String, stopped: Bool)
+    /// Two different replies came to one request to this source: someone on the path answered besides
+    /// the server. The exchange was discarded; the source is polled again later.
+    case conflictingReplies(source: String)
+    /// Every source has been asked at least once and none has answered: the clock shows the device's
+    /// time, unsynchronized. Polling goes on.
+    case noSourceAnswered(errors: [String: String])
     /// Polling restarted with a burst (a trigger: foreground, network change, a wall-clock jump, a
     /// calibration too old).
     case resynchronizing(reason: String)
@@ -107,9 +130,20 @@ public final class TimeSynchronizer: Sendable {
         }
     }
 
+    /// Why a source's last poll brought no sample, when it says something about the source.
+    private enum Problem: Sendable, Hashable {
+        case kissed(String)
+        case unsynchronized
+        case conflictingReplies
+        case failed
+    }
+
     private struct SourceState: Sendable {
         var poller: NTPSourcePoller
         var lastSample: OffsetSample?
+        /// Set by a failed poll, cleared by a sample.
+        var problem: Problem?
+        var lastError: String?
         /// Set while the source's task sleeps; a wake (``resynchronize(reason:)``, ``stop()``) ends
         /// the sleep through `wake`, or through `wakeRequested` when it comes before `wake` is set.
         var sleeping = false
@@ -132,6 +166,9 @@ public final class TimeSynchronizer: Sendable {
         /// When a calibration too old last restarted polling: at most once per maximum age, so that an
         /// offline device does not burst on every wake.
         var lastAgeResynchronization: MonotonicInstant?
+        /// Whether any source has answered since the start; whether the silence was reported.
+        var anyAnswered = false
+        var silenceReported = false
     }
 
     /// The clock kept calibrated.
@@ -148,12 +185,15 @@ public final class TimeSynchronizer: Sendable {
     ///   - sources: Where samples come from; all must tell the same ``TimeReference``.
     ///   - configuration: Target error, polling, budget.
     ///   - timeBase: The clocks (``SystemTimeBase`` by default).
-    ///   - store: Where the clock's calibration is kept between launches, if anywhere.
+    ///   - store: Where the clock's calibration is kept between launches, if anywhere. Only the
+    ///     samples of these sources are restored, and they never outvote what the sources say now.
+    ///   - keyProvider: The key that authenticates the store (default: ``SystemCalibrationKeyProvider``).
     ///   - onWarning: Receives warnings (an unusable store).
     /// - Throws: ``TimeSynchronizerError``.
     public init(
         sources: [any TimeSource], configuration: Configuration = .init(), timeBase: any TimeBase = SystemTimeBase(),
-        store: (any CalibrationStore)? = nil, onWarning: (@Sendable (String) -> Void)? = nil
+        store: (any CalibrationStore)? = nil, keyProvider: (any CalibrationKeyProvider)? = nil,
+        onWarning: (@Sendable (String) -> Void)? = nil
     ) throws(TimeSynchronizerError) {
         guard !sources.isEmpty else { throw .noSources }
         var names: Set<String> = []
@@ -170,8 +210,9 @@ public final class TimeSynchronizer: Sendable {
         self.configuration = configuration
         clock = ServerClock(
             timeBase: timeBase,
-            configuration: ServerClock.Configuration(minimumAgreeingSources: minimum, persistence: configuration.persistence),
-            store: store, onWarning: onWarning)
+            configuration: ServerClock.Configuration(
+                minimumAgreeingSources: minimum, persistence: configuration.persistence, restorableSources: names),
+            store: store, keyProvider: keyProvider, onWarning: onWarning)
         let now = timeBase.monotonicNow()
         state = Locked(
             State(
@@ -269,8 +310,12 @@ public final class TimeSynchronizer: Sendable {
 
     /// Each source's state now.
     public func sourceStatuses() -> [TimeSourceStatus] {
-        let selected = Set(clock.calibration?.sources ?? [])
+        let status = clock.reading().status
+        // Sources are selected only while a majority stands behind the calibration now.
+        let current = status == .synchronized || status == .provisional
+        let selected = current ? Set(clock.calibration?.sources ?? []) : []
         let heard = Set(clock.sources)
+        let suspects = Set(clock.suspectSamples)
         let pair = clock.timeBase.wallClockPair()
         let shift = pair.wall.nanoseconds.saturatingSubtract(pair.monotonic.nanoseconds)
         return state.withLock { state in
@@ -280,18 +325,33 @@ public final class TimeSynchronizer: Sendable {
                 let offset = known.lastSample.map { Duration.nanoseconds($0.offset.midpoint.saturatingSubtract(shift)) }
                 let status: TimeSourceStatus.State
                 let answeredPolls = min(8, known.poller.schedule.policy.burstCount)
-                if known.poller.reachability == 0, known.poller.polls - (known.poller.awaitingReply ? 1 : 0) >= answeredPolls {
-                    status = .unreachable
-                } else if selected.contains(source.name) {
-                    status = .selected
-                } else if heard.contains(source.name) || known.lastSample != nil {
-                    status = .falseticker
-                } else {
-                    status = .pending
+                var kissCode: String?
+                switch known.problem {
+                case .kissed(let code):
+                    status = .kissed
+                    kissCode = code
+                case .unsynchronized:
+                    status = .unsynchronized
+                case .conflictingReplies:
+                    status = .conflictingReplies
+                case .failed, nil:
+                    if known.poller.reachability == 0, known.poller.polls - (known.poller.awaitingReply ? 1 : 0) >= answeredPolls {
+                        status = .unreachable
+                    } else if let last = known.lastSample, suspects.contains(last) {
+                        status = .suspect
+                    } else if selected.contains(source.name) {
+                        status = .selected
+                    } else if !current, heard.contains(source.name) {
+                        status = .unselected
+                    } else if heard.contains(source.name) || known.lastSample != nil {
+                        status = .falseticker
+                    } else {
+                        status = .pending
+                    }
                 }
                 return TimeSourceStatus(
                     source: source.name, state: status, offset: offset, reachability: known.poller.reachability,
-                    polls: known.poller.polls)
+                    polls: known.poller.polls, kissCode: kissCode, lastError: known.problem == nil ? nil : known.lastError)
             }
         }
     }
@@ -341,7 +401,12 @@ public final class TimeSynchronizer: Sendable {
                 do {
                     let samples = try await source.measure(timeout: configuration.timeout)
                     for sample in samples { clock.calibrate(with: sample) }
-                    state.withLock { $0.sources[index].lastSample = samples.last }
+                    state.withLock { state in
+                        state.sources[index].lastSample = samples.last
+                        state.sources[index].problem = nil
+                        state.sources[index].lastError = nil
+                        state.anyAnswered = true
+                    }
                     emit(.measured(source: source.name, samples: samples.count))
                     outcome = .sample
                 } catch is CancellationError {
@@ -349,18 +414,49 @@ public final class TimeSynchronizer: Sendable {
                 } catch {
                     outcome = source.pollOutcome(for: error)
                     clock.reject(source: source.name, reason: "\(error)")
-                    if case .kiss(let action) = outcome {
-                        emit(.kissed(source: source.name, stopped: action == .stopUsingServer))
-                    } else {
-                        emit(.failed(source: source.name, error: "\(error)"))
+                    let problem = Self.problem(error, outcome: outcome)
+                    state.withLock { state in
+                        state.sources[index].problem = problem
+                        state.sources[index].lastError = "\(error)"
+                    }
+                    switch problem {
+                    case .kissed: emit(.kissed(source: source.name, stopped: outcome == .kiss(.stopUsingServer)))
+                    case .conflictingReplies: emit(.conflictingReplies(source: source.name))
+                    case .unsynchronized, .failed: emit(.failed(source: source.name, error: "\(error)"))
                     }
                 }
                 let error = clock.reading().error
-                state.withLock { state in
+                let silence = state.withLock { state -> [String: String]? in
                     state.sources[index].poller.handle(outcome, at: timeBase.monotonicNow(), error: error)
+                    return self.silenceToReport(&state)
                 }
+                if let silence { emit(.noSourceAnswered(errors: silence)) }
             }
         }
+    }
+
+    /// What a failed poll says about its source.
+    private static func problem(_ error: any Error, outcome: NTPPollOutcome) -> Problem {
+        if case .kiss = outcome {
+            return .kissed((error as? NTPReplyError)?.kissCode.map { "\($0)" } ?? "kiss")
+        }
+        if let error = error as? NTPReplyError {
+            if error == .conflictingReplies { return .conflictingReplies }
+            if error == .unsynchronized { return .unsynchronized }
+        }
+        return .failed
+    }
+
+    /// The last error of every source, once: when each has been asked at least once and none has
+    /// ever answered.
+    private func silenceToReport(_ state: inout State) -> [String: String]? {
+        guard !state.anyAnswered, !state.silenceReported,
+            state.sources.allSatisfy({ $0.poller.polls > 0 && !$0.poller.awaitingReply && $0.lastError != nil })
+        else { return nil }
+        state.silenceReported = true
+        var errors: [String: String] = [:]
+        for index in sources.indices { errors[sources[index].name] = state.sources[index].lastError }
+        return errors
     }
 
     /// Sleeps until `until`, or until ``resynchronize(reason:)`` or ``stop()`` wakes this source.

@@ -166,4 +166,18 @@ import TimeSyncTesting
                 limits: NTPReplyLimits(maximumRootDistance: .milliseconds(9)))
         }
     }
+
+    /// A second, different reply echoing our origin is a race between the server and a spoofer: it is
+    /// a conflict whichever of the two came first, never a duplicate to drop in silence.
+    @Test func aDifferentSecondReplyIsAConflictNotADuplicate() throws {
+        var request = Self.request()
+        let truth = Self.reply(to: request)
+        var lie = truth
+        lie.transmitTimestamp = NTPTimestamp(Self.wall.advanced(by: .seconds(1000)))
+        lie.receiveTimestamp = lie.transmitTimestamp
+        _ = try request.accept(lie.encoded(), receivedAt: Self.t4)
+        #expect(throws: NTPReplyError.conflictingReplies) { try request.accept(truth.encoded(), receivedAt: Self.t4) }
+        // An exact copy of the first stays a duplicate.
+        #expect(throws: NTPReplyError.duplicate) { try request.accept(lie.encoded(), receivedAt: Self.t4) }
+    }
 }

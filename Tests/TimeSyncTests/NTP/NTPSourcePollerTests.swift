@@ -100,4 +100,17 @@ import TimeSyncTesting
         #expect(poller.nextAction(at: MonotonicInstant(nanoseconds: 1)) == .wait(until: MonotonicInstant(nanoseconds: 2_000_000_001)))
         #expect(poller.unansweredPolls == 1 && poller.polls == 1)
     }
+
+    /// A transport that asks again before reporting, with a zero burst gap, still spends the shared
+    /// budget: one request an hour with a burst of one lets exactly one send through at one instant.
+    @Test func askingAgainWithoutReportingNeverBypassesTheBudget() {
+        let policy = NTPPollPolicy(burstCount: 8, burstInterval: .zero)
+        var poller = NTPSourcePoller(policy: policy, start: MonotonicInstant(nanoseconds: 0))
+        var budget = RequestBudget(requestsPerHour: 1, burst: 1)
+        let now = MonotonicInstant(nanoseconds: 0)
+        var sends = 0
+        for _ in 0..<4 where poller.nextAction(at: now, budget: &budget) == .send { sends += 1 }
+        #expect(sends == 1)
+        #expect(poller.polls == 1)
+    }
 }

@@ -44,7 +44,13 @@ final class Warnings: Sendable {
         #expect(second.isSynchronized)
         #expect(warnings.all.isEmpty)
         #expect(second.calibration == first.calibration)
-        #expect(second.reading(at: reading.monotonicTime) == reading)
+        // The same reading, marked as restored: nothing has confirmed it since the relaunch.
+        var restored = reading
+        restored.isRestored = true
+        #expect(second.reading(at: reading.monotonicTime) == restored)
+        second.calibrate(with: try Fixture.exchange(offset: 42 * Fixture.second, at: base.monotonicNow()))
+        #expect(!second.reading().isRestored)
+        #expect(second.isSynchronized)
     }
 
     @Test func aRebootDiscardsTheStoredAnchor() throws {
@@ -98,11 +104,14 @@ final class Warnings: Sendable {
         #expect(!ServerClock(timeBase: base, store: store).isSynchronized)
     }
 
-    @Test func theFileIsVersionedJSONStampedWithTheBootSession() throws {
+    @Test func theFileIsVersionedJSONStampedWithTheBootSessionAndSealed() throws {
         let base = ManualTimeBase()
         _ = try calibratedClock(base)
         let data = try #require(try store.load())
-        let persisted = try JSONDecoder().decode(PersistedCalibration.self, from: data)
+        let key = try SystemCalibrationKeyProvider().key()
+        let persisted = try JSONDecoder().decode(PersistedCalibration.self, from: try PersistedCalibration.content(ofSealed: data, key: key))
+        // Under another key the same bytes do not open.
+        #expect(throws: (any Error).self) { try PersistedCalibration.content(ofSealed: data, key: Array(repeating: 7, count: 32)) }
         #expect(persisted.version == PersistedCalibration.currentVersion)
         #expect(persisted.bootSessionID == "manual-boot-1")
         #expect(persisted.samples.count == 4)

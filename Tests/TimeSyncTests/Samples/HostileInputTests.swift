@@ -112,14 +112,28 @@ import TimeSyncTesting
 /// A store is input: validated like fresh samples, read only up to a size limit, ignored with a
 /// warning when bad. The clock then starts unsynchronized; nothing crashes.
 @Suite struct CorruptStoreTests {
+    /// The install's key in these tests: content sealed with it verifies, so the checks behind the
+    /// tag are what is tested.
+    let key = FixedCalibrationKey(seed: 42)
+
     /// A valid store written by a calibrated clock on `base`.
     func validStore(base: ManualTimeBase) throws -> Data {
         let store = MemoryStore()
-        let clock = ServerClock(timeBase: base, store: store)
+        let clock = ServerClock(timeBase: base, store: store, keyProvider: key)
         clock.calibrate(with: try Fixture.exchange("a", offset: 5 * Fixture.second, at: base.monotonicNow()))
         try clock.flush()
         base.advance(by: .seconds(1))
         return try #require(try store.load())
+    }
+
+    /// The JSON inside a valid store.
+    func validContent(base: ManualTimeBase) throws -> Data {
+        try PersistedCalibration.content(ofSealed: try validStore(base: base), key: key.bytes)
+    }
+
+    /// Content sealed with the install's key: a store that verifies whatever it says.
+    func sealed(_ object: [String: Any]) throws -> Data {
+        try PersistedCalibration.seal(content: try JSONSerialization.data(withJSONObject: object), key: key.bytes)
     }
 
     func tamperedSample(_ data: Data, _ change: (inout [String: Any]) -> Void) throws -> Data {
@@ -127,19 +141,20 @@ import TimeSyncTesting
         var samples = try #require(object["samples"] as? [[String: Any]])
         change(&samples[0])
         object["samples"] = samples
-        return try JSONSerialization.data(withJSONObject: object)
+        return try sealed(object)
     }
 
     @Test func aValidStoreRestores() throws {
         let base = ManualTimeBase()
-        let clock = ServerClock(timeBase: base, store: MemoryStore(try validStore(base: base)))
+        let clock = ServerClock(timeBase: base, store: MemoryStore(try validStore(base: base)), keyProvider: key)
         #expect(clock.isSynchronized)
+        #expect(clock.reading().isRestored)
     }
 
     @Test(arguments: ["huge span", "time near Int64.min", "offset at Int64 edges", "server time in 1678"])
     func aStoreWithOutOfRangeValuesIsIgnored(_ name: String) throws {
         let base = ManualTimeBase()
-        let valid = try validStore(base: base)
+        let valid = try validContent(base: base)
         let data = try tamperedSample(valid) { sample in
             switch name {
             case "huge span": sample["span"] = Int64.max / 2
@@ -149,7 +164,7 @@ import TimeSyncTesting
             }
         }
         let warnings = WarningLog()
-        let clock = ServerClock(timeBase: base, store: MemoryStore(data), onWarning: warnings.record)
+        let clock = ServerClock(timeBase: base, store: MemoryStore(data), keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
         #expect(clock.calibration == nil)
         #expect(warnings.all.count == 1, "\(warnings.all)")
@@ -164,7 +179,7 @@ import TimeSyncTesting
     @Test(arguments: ["anchor at Int64.min", "rate of 5 s/s"])
     func aStoredCalibrationOutOfRangeIsIgnored(_ name: String) throws {
         let base = ManualTimeBase()
-        var object = try #require(try JSONSerialization.jsonObject(with: try validStore(base: base)) as? [String: Any])
+        var object = try #require(try JSONSerialization.jsonObject(with: try validContent(base: base)) as? [String: Any])
         var calibration = try #require(object["calibration"] as? [String: Any])
         if name == "anchor at Int64.min" {
             calibration["time"] = ["nanoseconds": Int64.min]
@@ -175,8 +190,7 @@ import TimeSyncTesting
         }
         object["calibration"] = calibration
         let warnings = WarningLog()
-        let clock = ServerClock(
-            timeBase: base, store: MemoryStore(try JSONSerialization.data(withJSONObject: object)), onWarning: warnings.record)
+        let clock = ServerClock(timeBase: base, store: MemoryStore(try sealed(object)), keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
         #expect(warnings.all.count == 1, "\(warnings.all)")
         #expect(warnings.all.first?.contains("corrupt: ") == true, "\(warnings.all)")
@@ -196,7 +210,7 @@ import TimeSyncTesting
         let store = FileCalibrationStore(url: url)
         #expect(try store.load()?.count == PersistedCalibration.maximumSize + 1)
         let warnings = WarningLog()
-        let clock = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        let clock = ServerClock(timeBase: base, store: store, keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
         #expect(warnings.all.count == 1)
         #expect(warnings.all.first?.contains("\(PersistedCalibration.maximumSize)") == true, "\(warnings.all)")
@@ -204,12 +218,11 @@ import TimeSyncTesting
 
     @Test func tooManySamplesAreIgnored() throws {
         let base = ManualTimeBase()
-        var object = try #require(try JSONSerialization.jsonObject(with: try validStore(base: base)) as? [String: Any])
+        var object = try #require(try JSONSerialization.jsonObject(with: try validContent(base: base)) as? [String: Any])
         let samples = try #require(object["samples"] as? [[String: Any]])
         object["samples"] = Array(repeating: samples[0], count: PersistedCalibration.maximumSamples + 1)
         let warnings = WarningLog()
-        let clock = ServerClock(
-            timeBase: base, store: MemoryStore(try JSONSerialization.data(withJSONObject: object)), onWarning: warnings.record)
+        let clock = ServerClock(timeBase: base, store: MemoryStore(try sealed(object)), keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
         #expect(warnings.all.count == 1)
         #expect(warnings.all.first?.contains("more than \(PersistedCalibration.maximumSamples) samples") == true, "\(warnings.all)")
@@ -255,7 +268,8 @@ import TimeSyncTesting
         for sample in try samples([0, 0, 0, 0]) { outcome = estimator.add(sample) }
         guard case .calibrated(let before) = outcome else { Issue.record("no calibration"); return }
         let liar = try Fixture.exchange("a", offset: lie, at: Fixture.at(4))
-        guard case .calibrated(let after) = estimator.add(liar) else { Issue.record("lost the calibration"); return }
+        // Held: the calibration stays as it was, but nothing vouches for it until the next sample.
+        guard case .contradicted(let after) = estimator.add(liar) else { Issue.record("the lie was not held"); return }
         #expect(after == before)
         #expect(estimator.suspectSamples == [liar])
         // The truth goes on: the liar stays a suspect, never part of the window.
@@ -292,7 +306,12 @@ import TimeSyncTesting
         let before = clock.calibration
         clock.calibrate(with: try Fixture.exchange("a", offset: lie, at: base.monotonicNow()))
         #expect(clock.calibration == before)
+        // While the lie is held the clock does not vouch for its time; the next honest reply refutes it.
+        #expect(clock.reading().status == .provisional)
+        base.advance(by: .seconds(1))
+        clock.calibrate(with: try Fixture.exchange("a", offset: 0, at: base.monotonicNow()))
         #expect(clock.isSynchronized)
+        #expect(clock.reading().error < .milliseconds(20))
     }
 }
 
