@@ -157,6 +157,7 @@ let package = Package(
                 "TimeSync", "TimeSyncHTTP", "TimeSyncHummingbird", "TimeSyncTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Real peers and real time: chronyd, libfaketime, the CLI, loopback servers under load,

@@ -36,7 +36,7 @@ public struct HTTPDateCalibrator: Sendable {
     /// Runs the probes and the refinement.
     /// - Returns: The chosen server's samples and bounds.
     /// - Throws: `HTTPTimeError.invalidArgument` without sources or with a budget too small for the
-    ///   probes; the last rejection or transport error when no probe succeeded (a failed request
+    ///   probes; `HTTPTimeError.retryLater` as soon as a server answers `429` or `503`; the last rejection or transport error when no probe succeeded (a failed request
     ///   later only counts as rejected);
     ///   `HTTPTimeError.inconsistentSamples` when the chosen server contradicts itself; transport
     ///   errors; `CancellationError`.
@@ -65,6 +65,8 @@ public struct HTTPDateCalibrator: Sendable {
                 case .success(let observation):
                     do { try plan.handle(observation.sample, from: index) } catch { throw HTTPTimeError.inconsistentSamples }
                 case .failure(let error):
+                    // A server that asks for fewer requests gets none more from this run.
+                    if let error = error as? HTTPTimeError, error == .retryLater { throw error }
                     plan.handleFailure(from: index)
                     lastError = error
                 }

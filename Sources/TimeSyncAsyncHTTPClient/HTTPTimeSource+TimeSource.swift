@@ -13,4 +13,10 @@ extension HTTPTimeSource: TimeSource {
         source.timeout = min(timeout, self.timeout)
         return [try await source.measure(samples: policy == .dateOnly ? 8 : 3).refinedSample]
     }
+
+    /// A `429` or `503` with `Retry-After` waits that long; a `429` without one slows polling down
+    /// like NTP's `RATE` kiss; anything else is a failure.
+    public func pollOutcome(for error: any Error) -> NTPPollOutcome {
+        HTTPTimeError.pollOutcome(for: error)
+    }
 }

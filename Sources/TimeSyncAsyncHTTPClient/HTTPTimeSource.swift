@@ -82,7 +82,8 @@ public struct HTTPTimeSource: Sendable {
     /// the body (drained so the connection can serve the next request). A server that sends its head
     /// and then stalls the body fails with `HTTPTimeError.timeout` like one that never answers.
     /// - Parameter policy: Which headers to use for this request (the source's by default).
-    /// - Returns: The sample or the reason it was rejected.
+    /// - Returns: The sample or the reason it was rejected: `HTTPTimeError.retryLater` (with the
+    ///   status and the `Retry-After` wait) for a `429` or `503`, whatever time it carries.
     /// - Throws: `HTTPTimeError.timeout` (saying how long was waited and whether the head had
     ///   arrived), transport errors of AsyncHTTPClient (connection refused fails at once),
     ///   `CancellationError`.
@@ -124,6 +125,12 @@ public struct HTTPTimeSource: Sendable {
         let headers = head.headers.map { (name: $0.name, value: $0.value) }
         let hasTimeHeader = head.headers.contains(name: HTTPTimeHeader.name)
         let status = Int(head.status.code)
+        if let retryLater = HTTPTimeError.retryLater(status: status, headers: headers, wallNow: timeBase.wallNow()) {
+            // The server asks for fewer requests: its time is not taken, and a measurement stops.
+            logger.debug("server asks to retry later", metadata: ["source": "\(source)", "reason": "\(retryLater)"])
+            let detail = source + (retryLater.detail.map { ": \($0)" } ?? "")
+            return Exchange(result: .failure(retryLater.withDetail(detail)), hasTimeHeader: hasTimeHeader, status: status)
+        }
         let observer = HTTPTimeObserver(source: source, policy: policy, timeBase: timeBase)
         let result: Result<HTTPTimeObservation, HTTPTimeError>
         do {
@@ -165,12 +172,14 @@ public struct HTTPTimeSource: Sendable {
     /// `Date` header with sub-second refinement, in at most `samples` requests after the first.
     /// - Parameter samples: How many requests to take samples from after the first (at least 1).
     /// - Returns: The samples and their combined bounds.
-    /// - Throws: `HTTPTimeError` when no response is usable or samples contradict each other;
-    ///   transport errors of the first request, or of the last one when every request failed;
+    /// - Throws: `HTTPTimeError.retryLater` as soon as a response is a `429` or `503` (no further
+    ///   request is sent); `HTTPTimeError` when no response is usable or samples contradict each
+    ///   other; transport errors of the first request, or of the last one when every request failed;
     ///   `CancellationError`.
     public func measure(samples: Int) async throws -> HTTPTimeMeasurement {
         guard samples >= 1 else { throw HTTPTimeError.invalidArgument.withDetail("samples must be at least 1") }
         let warm = try await exchange()
+        if case .failure(let error) = warm.result, error == .retryLater { throw error }
         if policy == .dateOnly || (!warm.hasTimeHeader && policy == .preferTimeHeader) {
             var calibrator = HTTPDateCalibrator(sources: [self], maxRequests: samples + 1)
             calibrator.lead = .milliseconds(2)
@@ -184,6 +193,7 @@ public struct HTTPTimeSource: Sendable {
             switch try await attempt() {
             case .success(let observation): accepted.append(observation.sample)
             case .failure(let error):
+                if let error = error as? HTTPTimeError, error == .retryLater { throw error }
                 rejected += 1
                 lastError = error
             }

@@ -9,6 +9,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case cachedResponse, notModifiedWithoutFreshDate, nonceMissing, nonceMismatch
         case inconsistentTimestamps, inconsistentSamples, noUsableSamples, invalidURL, invalidArgument, timeout
         case missingTimestamp, malformedTimestamp
+        case retryLater
     }
 
     let code: Code
@@ -18,17 +19,28 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public let sampleError: SampleError?
     /// Free-form detail for humans (which field, which value); not part of the error's identity.
     public let detail: String?
+    /// The response's status code, for ``retryLater``.
+    public let status: Int?
+    /// For ``retryLater``: how long the server asked to wait (its `Retry-After`, within
+    /// `0...HTTPRetryAfter.maximum`); `nil` when it sent none or one that could not be read.
+    public let retryAfter: Duration?
 
-    init(_ code: Code, detail: String? = nil, dateError: HTTPDateError? = nil, sampleError: SampleError? = nil) {
+    init(
+        _ code: Code, detail: String? = nil, dateError: HTTPDateError? = nil, sampleError: SampleError? = nil,
+        status: Int? = nil, retryAfter: Duration? = nil
+    ) {
         self.code = code
         self.detail = detail
         self.dateError = dateError
         self.sampleError = sampleError
+        self.status = status
+        self.retryAfter = retryAfter
     }
 
     /// The same kind of error with a detail for humans (which value, how long was waited).
     public func withDetail(_ detail: String) -> HTTPTimeError {
-        HTTPTimeError(code, detail: detail, dateError: dateError, sampleError: sampleError)
+        HTTPTimeError(
+            code, detail: detail, dateError: dateError, sampleError: sampleError, status: status, retryAfter: retryAfter)
     }
 
     /// Two errors are equal when they are the same kind (details aside).
@@ -79,6 +91,10 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let missingTimestamp = HTTPTimeError(.missingTimestamp)
     /// A Unix timestamp header is not digits, is outside the supported years, or two copies differ.
     public static let malformedTimestamp = HTTPTimeError(.malformedTimestamp)
+    /// The server answered `429 Too Many Requests` or `503 Service Unavailable`: it asks to be asked
+    /// less often, or later (``status`` and ``retryAfter`` say what it said). A time source polls it
+    /// again no sooner than its `Retry-After`; see ``pollOutcome(for:)``.
+    public static let retryLater = HTTPTimeError(.retryLater)
 
     /// A human-readable explanation, with the detail when there is one.
     public var description: String {
@@ -103,6 +119,9 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case .timeout: "no complete response in time"
             case .missingTimestamp: "response has no server time in the expected header"
             case .malformedTimestamp: "malformed timestamp header"
+            case .retryLater:
+                "the server answered \(status.map(String.init) ?? "429 or 503"), "
+                    + (retryAfter.map { "retry after \($0.components.seconds) s" } ?? "without a usable Retry-After")
             }
         return detail.map { "\(base) (\($0))" } ?? base
     }

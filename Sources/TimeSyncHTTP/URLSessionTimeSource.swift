@@ -112,11 +112,30 @@ public struct URLSessionTimeSource: TimeSource {
         observer = HTTPTimeObserver(source: url.port.map { "\(host):\($0)" } ?? host, schemes: schemes, timeBase: timeBase)
     }
 
+    /// Loads the endpoint once and takes a sample from the response.
+    /// - Throws: ``HTTPTimeError/retryLater`` for a `429` or `503` (with the `Retry-After` it
+    ///   asked for), the observer's ``HTTPTimeError`` for a response without a usable time,
+    ///   URLSession's errors.
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
         var request = URLRequest(url: url)
         request.timeoutInterval = max(0.001, timeout.secondsValue)
-        let (_, _, observation) = try await session.timeSyncData(for: request, observer: observer)
+        let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer)
+        let headers: [(name: String, value: String)] = response.allHeaderFields.compactMap { key, value in
+            guard let name = key as? String, let value = value as? String else { return nil }
+            return (name: name, value: value)
+        }
+        if let error = HTTPTimeError.retryLater(
+            status: response.statusCode, headers: headers, wallNow: observer.timeBase.wallNow())
+        {
+            throw error
+        }
         return [try observation.get().sample]
+    }
+
+    /// A `429` or `503` with `Retry-After` waits that long; a `429` without one slows polling down
+    /// like NTP's `RATE` kiss; anything else is a failure.
+    public func pollOutcome(for error: any Error) -> NTPPollOutcome {
+        HTTPTimeError.pollOutcome(for: error)
     }
 }
 #endif

@@ -50,17 +50,18 @@ public enum TimeSyncHTTPServer {
     ///   - host: The address to bind.
     ///   - port: The port to bind; 0 picks a free one (reported through `onServerRunning`).
     ///   - timeBase: The clocks the server serves.
+    ///   - limits: Header and idle timeouts and connection caps (the defaults by default).
     ///   - logger: The server's logger.
     ///   - onServerRunning: Called with the bound port once the server listens.
     /// - Returns: The application, ready for `runService()` or a `ServiceGroup`.
     public static func application(
-        host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), logger: Logger,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), limits: HTTPConnectionLimits = .init(),
+        logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         router.addTimeRoute(timeBase: timeBase)
         return TimeSyncApplication(
-            router: router.timeStamped(timeBase: timeBase),
+            router: router.timeStamped(timeBase: timeBase), server: .http1(limits: limits),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             timeBase: timeBase, logger: logger)

@@ -25,6 +25,10 @@ import TimeSync
 /// try await app.runService()
 /// ```
 ///
+/// Unlike `Application`, it serves HTTP/1 within ``HTTPConnectionLimits`` by default: a client that
+/// opens connections and sends nothing, or a request head a byte at a time, cannot hold the server's
+/// file descriptors or memory.
+///
 /// HummingbirdTesting's `.live` and `.router` setups run their own server loop (the first with
 /// `Application`'s date cache): test the `Date` header against the application run as a service.
 public struct TimeSyncApplication<Responder: HTTPResponder>: ApplicationProtocol
@@ -37,7 +41,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     public var configuration: ApplicationConfiguration
     /// The logger.
     public var logger: Logger
-    /// Builds the server's child channels (HTTP/1 by default).
+    /// Builds the server's child channels (HTTP/1 within the default ``HTTPConnectionLimits`` by
+    /// default).
     public let server: HTTPServerBuilder
     /// Services run alongside the server.
     public var services: [any Service]
@@ -50,7 +55,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     /// Creates an application around a responder.
     /// - Parameters:
     ///   - responder: Answers requests (a ``TimeStampResponder`` sets the `Date` header from t3).
-    ///   - server: The child channel setup (`.http1()` by default).
+    ///   - server: The child channel setup: HTTP/1 within the default ``HTTPConnectionLimits``
+    ///     (header and idle timeouts, connection caps) unless given.
     ///   - configuration: The address, server name and connection settings.
     ///   - services: Services to run alongside the server.
     ///   - onServerRunning: Called with the server's channel once it listens.
@@ -58,7 +64,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     ///   - timeBase: The clocks (default: the system's).
     ///   - logger: The logger (default: one labelled with the server name, or `Hummingbird`).
     public init(
-        responder: Responder, server: HTTPServerBuilder = .http1(), configuration: ApplicationConfiguration = .init(),
+        responder: Responder, server: HTTPServerBuilder = .http1(limits: HTTPConnectionLimits()), configuration: ApplicationConfiguration = .init(),
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
         eventLoopGroupProvider: EventLoopGroupProvider = .singleton, timeBase: any TimeBase = SystemTimeBase(),
         logger: Logger? = nil
@@ -77,7 +83,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     /// Creates an application around what a router (or other builder) builds.
     /// - Parameters:
     ///   - router: Builds the responder; `router.timeStamped()` stamps every response.
-    ///   - server: The child channel setup (`.http1()` by default).
+    ///   - server: The child channel setup: HTTP/1 within the default ``HTTPConnectionLimits``
+    ///     (header and idle timeouts, connection caps) unless given.
     ///   - configuration: The address, server name and connection settings.
     ///   - services: Services to run alongside the server.
     ///   - onServerRunning: Called with the server's channel once it listens.
@@ -85,7 +92,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     ///   - timeBase: The clocks (default: the system's).
     ///   - logger: The logger.
     public init<Builder: HTTPResponderBuilder>(
-        router: Builder, server: HTTPServerBuilder = .http1(), configuration: ApplicationConfiguration = .init(),
+        router: Builder, server: HTTPServerBuilder = .http1(limits: HTTPConnectionLimits()), configuration: ApplicationConfiguration = .init(),
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
         eventLoopGroupProvider: EventLoopGroupProvider = .singleton, timeBase: any TimeBase = SystemTimeBase(),
         logger: Logger? = nil

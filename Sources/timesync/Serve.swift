@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import TimeSyncHummingbird
 
 /// `timesync serve`: an SNTP server and/or an HTTP `/time` endpoint with the timestamp middleware, in
 /// one process, until SIGINT or SIGTERM.
@@ -34,6 +35,29 @@ struct Serve: AsyncParsableCommand {
         valueName: "N"))
     var localStratum: UInt8?
 
+    @Option(help: ArgumentHelp(
+        "HTTP: seconds a request head may take, from the connection's opening or a next request's first byte.",
+        valueName: "SECONDS"))
+    var httpHeaderTimeout: Double = 10
+
+    @Option(help: ArgumentHelp(
+        "HTTP: seconds a kept-alive connection may wait for its next request.", valueName: "SECONDS"))
+    var httpIdleTimeout: Double = 60
+
+    @Option(help: ArgumentHelp(
+        "HTTP: the most connections open at once (default: the open-file limit less 128, at most 10000).",
+        discussion: """
+            One more takes the place of the connection that has waited longest for a request, or is \
+            closed at once when every connection is answering one.
+            """,
+        valueName: "N"))
+    var httpMaxConnections: Int?
+
+    @Option(help: ArgumentHelp(
+        "HTTP: the most connections open at once from one client address (IPv6: one /64); more are closed at once.",
+        valueName: "N"))
+    var httpMaxConnectionsPerAddress: Int = 256
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
@@ -45,6 +69,23 @@ struct Serve: AsyncParsableCommand {
         guard parsedRateLimit != nil else { throw ValidationError("--rate-limit takes a positive number or 'off'") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads takes 1 to 256") }
         if let localStratum, !(1...15).contains(localStratum) { throw ValidationError("--local-stratum takes 1 to 15") }
+        for (name, seconds) in [("--http-header-timeout", httpHeaderTimeout), ("--http-idle-timeout", httpIdleTimeout)]
+        where !(seconds.isFinite && seconds >= 0.001 && seconds <= 86_400) {
+            throw ValidationError("\(name) takes 0.001 to 86400 seconds")
+        }
+        if let httpMaxConnections, !(1...1_000_000).contains(httpMaxConnections) {
+            throw ValidationError("--http-max-connections takes 1 to 1000000")
+        }
+        guard (1...1_000_000).contains(httpMaxConnectionsPerAddress) else {
+            throw ValidationError("--http-max-connections-per-address takes 1 to 1000000")
+        }
+    }
+
+    /// The HTTP server's limits, from the options.
+    var httpLimits: HTTPConnectionLimits {
+        HTTPConnectionLimits(
+            headerTimeout: .seconds(httpHeaderTimeout), idleTimeout: .seconds(httpIdleTimeout),
+            maximumConnections: httpMaxConnections, maximumConnectionsPerAddress: httpMaxConnectionsPerAddress)
     }
 
     var parsedRateLimit: Double? {
@@ -67,7 +108,7 @@ struct Serve: AsyncParsableCommand {
                 localStratum: localStratum, logger: logger))
         }
         if let http, let address = parseHTTPAddress(http) {
-            services.append(try makeHTTPServerService(host: address.host, port: address.port, logger: logger))
+            services.append(try makeHTTPServerService(host: address.host, port: address.port, limits: httpLimits, logger: logger))
         }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -11,14 +11,22 @@ import TimeSyncHummingbird
 /// - Parameters:
 ///   - host: The address to bind.
 ///   - port: The port to bind (0 picks a free one).
-///   - logger: The server's logger; the bound address is logged at `notice` once listening.
+///   - limits: Header and idle timeouts and connection caps.
+///   - logger: The server's logger; the bound address and the limits are logged at `notice` once
+///     listening.
 /// - Returns: The service.
 /// - Throws: Never today; kept throwing so address validation can be added without breaking callers.
-func makeHTTPServerService(host: String, port: Int, logger: Logger) throws -> some Service {
+func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits, logger: Logger) throws -> some Service {
     TimeSyncHTTPServer.application(
-        host: host, port: port, timeBase: SystemTimeBase(), logger: logger,
+        host: host, port: port, timeBase: SystemTimeBase(), limits: limits, logger: logger,
         onServerRunning: { boundPort in
-            logger.notice("HTTP time server listening", metadata: ["address": "\(host):\(boundPort)"])
+            logger.notice(
+                "HTTP time server listening",
+                metadata: [
+                    "address": "\(host):\(boundPort)", "headerTimeout": "\(limits.headerTimeout)",
+                    "idleTimeout": "\(limits.idleTimeout)", "maximumConnections": "\(limits.maximumConnections)",
+                    "maximumConnectionsPerAddress": "\(limits.maximumConnectionsPerAddress)",
+                ])
         })
 }
 

@@ -40,11 +40,17 @@ public enum NTPPollOutcome: Sendable, Hashable {
     case failure
     /// A Kiss-o'-Death.
     case kiss(NTPKissAction)
+    /// The server answered but asked not to be asked again for this long: HTTP `429 Too Many
+    /// Requests` or `503 Service Unavailable` with a `Retry-After`. The next poll waits at least
+    /// this long (brought within `0...HTTPRetryAfter.maximum`), and at least what a failure would
+    /// wait.
+    case retryAfter(Duration)
 }
 
 /// The poll timing of one server: an initial burst, then polls whose interval doubles from the
 /// policy's minimum up to its maximum (exponential backoff; failures back off the same way), a
-/// `RATE` kiss doubling the interval and raising this server's floor to it, `DENY`/`RSTR` ending it.
+/// `RATE` kiss doubling the interval and raising this server's floor to it, `DENY`/`RSTR` ending it,
+/// a `Retry-After` delaying the next poll by at least what the server asked.
 ///
 /// Sans-IO: the transport polls, reports the outcome to ``next(after:)`` and sleeps for the returned
 /// interval.
@@ -88,6 +94,11 @@ public struct NTPPollSchedule: Sendable, Hashable {
         switch outcome {
         case .kiss(.stopUsingServer):
             return nil
+        case .retryAfter(let wait):
+            // Counted as a failure (the backoff and the burst go on as after one), and never sooner
+            // than the server asked.
+            let backoff = next(after: .failure) ?? policy.maximumInterval
+            return max(backoff, HTTPRetryAfter.clamp(wait))
         case .kiss(.reducePollRate):
             burstRemaining = 0
             floor = min(max(floor, interval) * 2, policy.maximumInterval)

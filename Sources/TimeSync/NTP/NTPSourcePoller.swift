@@ -40,6 +40,10 @@ public struct NTPSourcePoller: Sendable, Hashable {
     /// How many unanswered polls in a row make the poller ask for the name to be resolved again.
     /// Default 8: the reachability register is all zeros.
     public var unreachableAfter: Int
+    /// The earliest instant the server allowed for the next request, after it answered with a
+    /// `Retry-After` (``NTPPollOutcome/retryAfter(_:)``): a restarted burst or a resolved name waits
+    /// for it too.
+    public private(set) var notBefore: MonotonicInstant?
     private var stopped = false
 
     /// A poller whose first request is due at `start`.
@@ -107,6 +111,7 @@ public struct NTPSourcePoller: Sendable, Hashable {
             return
         }
         nextPoll = now.advanced(by: wait)
+        if case .retryAfter = outcome { notBefore = nextPoll }
     }
 
     /// The name was resolved again after ``NTPPollAction/resolve``: polling goes on, at the policy's
@@ -116,14 +121,16 @@ public struct NTPSourcePoller: Sendable, Hashable {
         guard !stopped else { return }
         unansweredPolls = 0
         awaitingReply = false
-        nextPoll = now.advanced(by: schedule.policy.maximumInterval)
+        nextPoll = max(now.advanced(by: schedule.policy.maximumInterval), notBefore ?? now)
     }
 
     /// Starts a new burst at `now`: after the network came back, the device woke, or the clock was
-    /// found to need samples soon. The backoff and any `RATE` floor are kept.
+    /// found to need samples soon. The backoff, any `RATE` floor and any `Retry-After` are kept.
     public mutating func restartBurst(at now: MonotonicInstant) {
         guard !stopped else { return }
         schedule.restartBurst()
-        if !awaitingReply { nextPoll = min(nextPoll, now) }
+        guard !awaitingReply else { return }
+        nextPoll = min(nextPoll, now)
+        if let notBefore { nextPoll = max(nextPoll, notBefore) }
     }
 }

@@ -28,8 +28,9 @@ public protocol TimeSource: Sendable {
     /// - Throws: Any error; ``pollOutcome(for:)`` says what it means for the schedule.
     func measure(timeout: Duration) async throws -> [OffsetSample]
     /// What an error from ``measure(timeout:)`` means for polling: a failure (back off and retry) by
-    /// default; a source maps its protocol's "slow down" and "go away" (NTP's Kiss-o'-Death, HTTP 429)
-    /// to ``NTPPollOutcome/kiss(_:)``.
+    /// default; a source maps its protocol's "slow down" and "go away" (NTP's Kiss-o'-Death, HTTP 429
+    /// without a usable `Retry-After`) to ``NTPPollOutcome/kiss(_:)``, and "not before" (HTTP 429 or
+    /// 503 with `Retry-After`) to ``NTPPollOutcome/retryAfter(_:)``.
     func pollOutcome(for error: any Error) -> NTPPollOutcome
 }
 
