@@ -163,8 +163,8 @@ def relay(listen, upstream, seed, path):
                   "--loss", str(path["loss"]), "--seed", str(seed)])
 
 
-def ours_through(port, packets=4):
-    out = subprocess.run([TIMESYNC, "query", f"ntp://127.0.0.1:{port}", "--samples", str(packets), "--timeout", "2",
+def ours_through(port, packets=4, binary=None):
+    out = subprocess.run([binary or TIMESYNC, "query", f"ntp://127.0.0.1:{port}", "--samples", str(packets), "--timeout", "2",
                           "--json"], capture_output=True, text=True)
     if out.returncode != 0:
         return None
@@ -180,13 +180,18 @@ def chrony_through(port, packets=4):
     return float(m.group(1)) if m else None
 
 
-def accuracy(directory, path, seeds, packets=4):
+def accuracy(directory, path, seeds, packets=4, before=None):
+    """|measured - shift| per seed for our query and chronyd -Q (and `before`, another timesync
+    binary, when given: an earlier build measured in the same run, seed for seed)."""
     upstream = free_port()
     server = chronyd(upstream, directory, shift=SHIFT)
     rows = []
+    clients = [("timesync", ours_through), ("chronyd", chrony_through)]
+    if before:
+        clients.insert(0, ("before", lambda port, n: ours_through(port, n, binary=before)))
     for seed in seeds:
         row = {"seed": seed}
-        for name, measure in [("timesync", ours_through), ("chronyd", chrony_through)]:
+        for name, measure in clients:
             port = free_port()
             r = relay(port, upstream, seed, path)
             time.sleep(0.5)
@@ -194,7 +199,7 @@ def accuracy(directory, path, seeds, packets=4):
             stop(r)
             row[name] = None if value is None else value - SHIFT
         rows.append(row)
-        print(f"  seed {seed}: timesync {row['timesync']}, chronyd {row['chronyd']}", file=sys.stderr)
+        print(f"  seed {seed}: " + ", ".join(f"{name} {row[name]}" for name, _ in clients), file=sys.stderr)
     stop(server)
     return {"path": path, "shift": SHIFT, "rows": rows, "packets": packets}
 
@@ -202,9 +207,14 @@ def accuracy(directory, path, seeds, packets=4):
 def one_shot(directory):
     print(f"  one-shot accuracy through the relay ({ONE_SHOT_PACKETS} packets, {len(ONE_SHOT_SEEDS)} seeds)…",
           file=sys.stderr)
-    result = accuracy(directory, ONE_SHOT, ONE_SHOT_SEEDS, ONE_SHOT_PACKETS)
+    # TIMESYNC_BEFORE=path/to/an/earlier/timesync measures that build too, seed for seed in the same run.
+    before = os.environ.get("TIMESYNC_BEFORE")
+    result = accuracy(directory, ONE_SHOT, ONE_SHOT_SEEDS, ONE_SHOT_PACKETS, before=before)
     o = summarize([r["timesync"] for r in result["rows"]])
     c = summarize([r["chronyd"] for r in result["rows"]])
+    if before:
+        b = summarize([r["before"] for r in result["rows"]])
+        print(f"  before ({before}): median |error| {b[0]*1e3:.3f} ms, max {b[1]*1e3:.3f} ms ({b[2]} answers)", file=sys.stderr)
     print(f"  median |error|: timesync {o[0]*1e3:.3f} ms, chronyd -Q {c[0]*1e3:.3f} ms; "
           f"max: timesync {o[1]*1e3:.3f} ms, chronyd -Q {c[1]*1e3:.3f} ms ({o[2]} and {c[2]} answers)", file=sys.stderr)
     return result

@@ -127,7 +127,9 @@ struct Watch: AsyncParsableCommand {
                     case .measured: answered.withLock { $0 = true }
                     case .failed(let source, let error): printer.failure(source: source, kind: "failed", detail: error)
                     case .kissed(let source, let stopped):
-                        printer.failure(source: source, kind: "kissed", detail: stopped ? "Kiss-o'-Death: stopped polling this server" : "Kiss-o'-Death RATE: polling slower")
+                        printer.failure(
+                            source: source, kind: "kissed",
+                            detail: stopped ? "the server asked not to be used (Kiss-o'-Death): stopped polling it" : "the server asked to be polled less often (Kiss-o'-Death RATE or HTTP Retry-After): polling slower")
                     case .conflictingReplies(let source):
                         printer.failure(source: source, kind: "conflictingReplies", detail: "two different replies to one request: a host on the path may be spoofing this server; exchange discarded")
                     case .noSourceAnswered, .resynchronizing: break

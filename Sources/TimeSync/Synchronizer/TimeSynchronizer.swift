@@ -440,6 +440,7 @@ public final class TimeSynchronizer: Sendable {
         if case .kiss = outcome {
             return .kissed((error as? NTPReplyError)?.kissCode.map { "\($0)" } ?? "kiss")
         }
+        if case .retryAfter = outcome { return .kissed("Retry-After") }
         if let error = error as? NTPReplyError {
             if error == .conflictingReplies { return .conflictingReplies }
             if error == .unsynchronized { return .unsynchronized }
