@@ -181,3 +181,29 @@ final class SimulatedTimeSource: TimeSource {
         await sync.stop()
     }
 }
+
+/// When nothing answers, the synchronizer says so once, with each source's error (the one-liner logs
+/// it), and each source's state says why it is not used.
+@Suite struct SilenceTests {
+    @Test func whenNoSourceAnswersItSaysSoOnce() async throws {
+        let base = ManualTimeBase()
+        let sources = (0..<2).map { SimulatedTimeSource("s\($0)", offset: 0, base: base) }
+        for source in sources { source.failing = true }
+        let sync = try TimeSynchronizer(sources: sources, timeBase: base)
+        let events = sync.events()
+        let reported = Task { () -> [String: String]? in
+            for await event in events {
+                if case .noSourceAnswered(let errors) = event { return errors }
+            }
+            return nil
+        }
+        sync.start()
+        await TimeSynchronizerTests.run(base, sleepers: 2, for: .seconds(30))
+        await sync.stop()
+        let errors = try #require(await reported.value)
+        #expect(Set(errors.keys) == ["s0", "s1"])
+        #expect(errors.values.allSatisfy { $0.contains("Unreachable") })
+        #expect(sync.clock.reading().status == .unsynchronized)
+        #expect(sync.sourceStatuses().allSatisfy { $0.lastError != nil })
+    }
+}
