@@ -1,6 +1,6 @@
 import TimeSync
 
-/// A calibration key held in memory: for tests of code that persists a ``ServerClock``, and for
+/// A calibration key held in memory: for tests of code that persists a `ServerClock`, and for
 /// tools that seal stores themselves. Never use a fixed key in an app: anyone who knows it can forge a
 /// store.
 public struct FixedCalibrationKey: CalibrationKeyProvider {

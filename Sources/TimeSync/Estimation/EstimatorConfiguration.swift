@@ -50,7 +50,7 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
         value.isFinite ? min(abs(value), maximumDrift) : fallback
     }
 
-    /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:)``.
+    /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:serverSlew:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(

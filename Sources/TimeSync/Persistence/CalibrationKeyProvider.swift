@@ -31,7 +31,7 @@ public struct CalibrationKeyError: Error, Sendable, Hashable, CustomStringConver
 }
 
 /// The platform's place for the key: the Keychain on Apple platforms
-/// (``KeychainCalibrationKeyProvider``), a private file on Linux (``FileCalibrationKeyProvider`` at
+/// (`KeychainCalibrationKeyProvider`), a private file on Linux (``FileCalibrationKeyProvider`` at
 /// ``FileCalibrationKeyProvider/defaultURL``).
 ///
 /// On Linux the key file is only as safe as the user account: anyone who can read the account's
