@@ -37,12 +37,9 @@ public final class ManualTimeBase: TimeBase {
     }
 
     /// The monotonic clock: where ``advance(by:)`` left it.
-    /// The monotonic clock: where ``advance(by:)`` left it.
     public func monotonicNow() -> MonotonicInstant { state.withLock { $0.monotonic } }
     /// The wall clock: moved by ``advance(by:)`` and ``jumpWall(by:)``.
-    /// The wall clock: moved by ``advance(by:)`` and ``jumpWall(by:)``.
     public func wallNow() -> UnixTime { state.withLock { $0.wall } }
-    /// The boot session, changed by ``reboot(bootSessionID:monotonic:)``.
     /// The boot session, changed by ``reboot(bootSessionID:monotonic:)``.
     public var bootSessionID: String? { state.withLock { $0.bootSessionID } }
 
