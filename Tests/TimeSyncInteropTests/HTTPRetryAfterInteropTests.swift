@@ -55,7 +55,7 @@ struct HTTPRetryAfterInteropTests {
                 let wait = schedule.next(after: source.pollOutcome(for: error))
                 #expect(wait.map { $0 >= .seconds(3600) } == true)
             }
-            // The measurement stopped at the first answer (it used to send its 3 samples too).
+            // The measurement stops at the first answer: no further samples are sent to a server that said wait.
             #expect(requests() == 1)
             try await client.shutdown()
         }

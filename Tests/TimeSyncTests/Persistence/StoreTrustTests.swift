@@ -61,7 +61,7 @@ import TimeSyncTesting
         #expect(warnings.all.count == 1 && warnings.all[0].contains("stored calibration ignored"), "\(warnings.all)")
     }
 
-    /// The audit's case in today's format, sealed as if the forger had the key: four invented sources
+    /// A forged store sealed as if the forger had the key: four invented sources
     /// a day ahead against three live honest ones.
     @Test func inventedSourcesAreDroppedAtRestore() throws {
         let base = ManualTimeBase()
