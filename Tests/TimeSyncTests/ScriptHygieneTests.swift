@@ -4,7 +4,9 @@ import Testing
 /// The project's scripts and tests share their machine with other test runs and its own time service:
 /// they stop only the processes they started, by PID — never by name, never a system service.
 @Suite struct ScriptHygieneTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository, also when this file is reached through a symbolic link (scripts/tsan).
+    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     @Test func nothingIsStoppedByNameOrAsAService() throws {
         let folders = ["scripts", ".ci", "Tests", "Benchmarks"]
