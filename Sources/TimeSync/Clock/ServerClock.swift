@@ -220,10 +220,8 @@ public final class ServerClock: Clock, Sendable {
     public var sources: [String] { state.withLock { $0.estimator.sources } }
 
     /// The samples held as suspects: each contradicts its source's other samples and waits for a
-    /// second one to confirm a step (the default estimator's; other estimators hold none).
-    public var suspectSamples: [OffsetSample] {
-        state.withLock { ($0.estimator as? IntersectionEstimator)?.suspectSamples ?? [] }
-    }
+    /// second one to confirm a step.
+    public var suspectSamples: [OffsetSample] { state.withLock { $0.estimator.suspectSamples } }
 
     /// The current calibration, if any (the last good one while sources disagree).
     public var calibration: Calibration? { state.withLock { $0.calibration } }

@@ -147,6 +147,9 @@ public protocol OffsetEstimator: Sendable {
     /// - Returns: The new outcome, or `nil` when the history was not taken (the default: an estimator
     ///   that cannot tell agreeing history from a step ignores it).
     mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome?
+    /// The samples held as suspects: each contradicts its source's other samples and waits for a
+    /// second one to confirm a step (by default none: an estimator that holds nothing).
+    var suspectSamples: [OffsetSample] { get }
 }
 
 extension OffsetEstimator {
@@ -159,4 +162,6 @@ extension OffsetEstimator {
     }
 
     public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? { nil }
+
+    public var suspectSamples: [OffsetSample] { [] }
 }

@@ -166,8 +166,7 @@ public final class TimeSynchronizer: Sendable {
         /// When a calibration too old last restarted polling: at most once per maximum age, so that an
         /// offline device does not burst on every wake.
         var lastAgeResynchronization: MonotonicInstant?
-        /// Whether any source has answered since the start; whether the silence was reported.
-        var anyAnswered = false
+        /// Whether the silence of every source was reported.
         var silenceReported = false
     }
 
@@ -351,7 +350,7 @@ public final class TimeSynchronizer: Sendable {
                 }
                 return TimeSourceStatus(
                     source: source.name, state: status, offset: offset, reachability: known.poller.reachability,
-                    polls: known.poller.polls, kissCode: kissCode, lastError: known.problem == nil ? nil : known.lastError)
+                    polls: known.poller.polls, kissCode: kissCode, lastError: known.lastError)
             }
         }
     }
@@ -405,7 +404,6 @@ public final class TimeSynchronizer: Sendable {
                         state.sources[index].lastSample = samples.last
                         state.sources[index].problem = nil
                         state.sources[index].lastError = nil
-                        state.anyAnswered = true
                     }
                     emit(.measured(source: source.name, samples: samples.count))
                     outcome = .sample
@@ -451,7 +449,7 @@ public final class TimeSynchronizer: Sendable {
     /// The last error of every source, once: when each has been asked at least once and none has
     /// ever answered.
     private func silenceToReport(_ state: inout State) -> [String: String]? {
-        guard !state.anyAnswered, !state.silenceReported,
+        guard !state.silenceReported, state.sources.allSatisfy({ $0.lastSample == nil }),
             state.sources.allSatisfy({ $0.poller.polls > 0 && !$0.poller.awaitingReply && $0.lastError != nil })
         else { return nil }
         state.silenceReported = true
