@@ -66,7 +66,8 @@ public enum Simulation {
                     continue
                 }
                 let (estimate, bounds) = calibration.offset(at: monotonic)
-                statistics[index].add(error: Double(estimate - truth) / 1e9, covered: bounds.contains(truth))
+                statistics[index].add(
+                    error: Double(estimate - truth) / 1e9, halfWidth: Double(bounds.halfWidth) / 1e9, covered: bounds.contains(truth))
                 if seriesStride > 0 && readingIndex % seriesStride == 0 {
                     statistics[index].series.append(SeriesPoint(time: t, error: Double(estimate - truth) / 1e9))
                 }
@@ -76,7 +77,8 @@ public enum Simulation {
                 let wall = world.wall(at: t).nanoseconds
                 let estimate = wall + wallBaseline.wallOffset - monotonic.nanoseconds
                 let bounds = OffsetInterval(exactly: estimate).widened(by: wallBaseline.halfWidth)
-                statistics[strategies.count].add(error: Double(estimate - truth) / 1e9, covered: bounds.contains(truth))
+                statistics[strategies.count].add(
+                    error: Double(estimate - truth) / 1e9, halfWidth: Double(bounds.halfWidth) / 1e9, covered: bounds.contains(truth))
             } else {
                 statistics[strategies.count].unsynchronized += 1
             }
@@ -146,17 +148,20 @@ public enum Simulation {
 /// Error statistics of one strategy over a run.
 struct ErrorStatistics {
     var errors: [Double] = []
+    var halfWidths: [Double] = []
     var covered = 0
     var unsynchronized = 0
     var series: [SeriesPoint] = []
 
-    mutating func add(error: Double, covered isCovered: Bool) {
+    mutating func add(error: Double, halfWidth: Double, covered isCovered: Bool) {
         errors.append(abs(error))
+        halfWidths.append(halfWidth)
         if isCovered { covered += 1 }
     }
 
     func result(name: String) -> StrategyResult {
         let sorted = errors.sorted()
+        let widths = halfWidths.sorted()
         func quantile(_ q: Double) -> Double {
             guard !sorted.isEmpty else { return .nan }
             // Nearest-rank quantile.
@@ -165,6 +170,7 @@ struct ErrorStatistics {
         }
         return StrategyResult(
             name: name, medianError: quantile(0.5), p99Error: quantile(0.99), maxError: sorted.last ?? .nan,
+            medianHalfWidth: widths.isEmpty ? .nan : widths[(widths.count - 1) / 2],
             coverage: sorted.isEmpty ? .nan : Double(covered) / Double(sorted.count),
             readings: sorted.count, unsynchronizedReadings: unsynchronized, series: series.isEmpty ? nil : series)
     }
@@ -180,6 +186,9 @@ public struct StrategyResult: Sendable, Hashable, Codable {
     public var p99Error: Double
     /// Largest |estimate − truth|, in seconds.
     public var maxError: Double
+    /// Median half-width of the bounds over the synchronized readings, in seconds: what the error
+    /// bound costs.
+    public var medianHalfWidth: Double
     /// Share of synchronized readings whose bounds contain the truth.
     public var coverage: Double
     /// How many readings were synchronized (and counted).

@@ -18,8 +18,11 @@ struct Simulate: ParsableCommand {
     @Option(help: "The EMA strategy's weight for the newest sample, in (0, 1].")
     var alpha: Double = EMAEstimator.defaultAlpha
 
-    @Option(help: "The servers' largest slew the bounds allow for, in ppm (default 0: a steady server).")
-    var serverSlew: Double = 0
+    @Option(help: "The servers' largest slew rate the bounds allow for, in ppm (0: a steady server).")
+    var serverSlew: Double = 500
+
+    @Option(help: "The largest correction a server slews, in ms: the most the slew allowance adds to a bound.")
+    var serverSlewLimit: Double = 128
 
     @Flag(help: "Print JSON.")
     var json = false
@@ -34,13 +37,17 @@ struct Simulate: ParsableCommand {
         }
         guard alpha > 0, alpha <= 1 else { throw ValidationError("--alpha must be in (0, 1]") }
         guard serverSlew.isFinite, (0...10_000).contains(serverSlew) else { throw ValidationError("--server-slew must be in [0, 10000] ppm") }
+        guard serverSlewLimit.isFinite, (0...1000).contains(serverSlewLimit) else {
+            throw ValidationError("--server-slew-limit must be in [0, 1000] ms")
+        }
         guard (0...100_000).contains(series) else { throw ValidationError("--series must be between 0 and 100000") }
     }
 
     func run() throws {
         let scenarios = scenario == "all" ? SimulationScenario.builtIn : [SimulationScenario.named(scenario)!]
         let strategies: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: alpha), .kronos, .timesyncJS]
-        let configuration = EstimatorConfiguration(serverSlew: serverSlew * 1e-6)
+        let configuration = EstimatorConfiguration(
+            serverSlew: serverSlew * 1e-6, serverSlewLimit: .nanoseconds(Int64((serverSlewLimit * 1e6).rounded())))
         let reports = scenarios.map {
             Simulation.run($0, seed: seed, strategies: strategies, configuration: configuration, seriesPoints: json ? series : 0)
         }
@@ -57,12 +64,13 @@ struct Simulate: ParsableCommand {
         var lines = ["scenario \(report.scenario), seed \(report.seed): \(report.samples) samples, \(report.readings) readings"]
         lines.append("  " + scenario.provenance.replacingOccurrences(of: "\n", with: " "))
         lines.append("")
-        lines.append("  strategy             median error    p99 error    max error   coverage   not vouched")
+        lines.append("  strategy             median error    p99 error    max error   median ±   coverage   not vouched")
         for result in report.strategies {
             lines.append(
                 "  " + result.name.padding(toLength: 18, withPad: " ", startingAt: 0)
                     + formatSeconds(result.medianError).leftPadded(15) + formatSeconds(result.p99Error).leftPadded(13)
-                    + formatSeconds(result.maxError).leftPadded(13) + String(format: "%11.4f", result.coverage)
+                    + formatSeconds(result.maxError).leftPadded(13) + formatSeconds(result.medianHalfWidth).leftPadded(11)
+                    + String(format: "%11.4f", result.coverage)
                     + String(result.unsynchronizedReadings).leftPadded(14))
         }
         return lines.joined(separator: "\n") + "\n"

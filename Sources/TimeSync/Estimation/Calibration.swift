@@ -2,7 +2,8 @@
 /// monotonic instant, with hard bounds that widen as the anchor ages.
 ///
 /// At a monotonic instant `t` with Δ = t − ``time``:
-/// - bounds: `[offset.lower + rate.lower·Δ, offset.upper + rate.upper·Δ]` (Δ ≥ 0);
+/// - bounds: `[offset.lower + rate.lower·Δ − s, offset.upper + rate.upper·Δ + s]` (Δ ≥ 0), where
+///   `s = min(slew.rate·Δ, slew.limit)` allows for a server whose clock is being slewed (``slew``);
 /// - estimate: `estimate + rate.estimate·Δ`, clamped into the bounds.
 /// Reading it is a handful of arithmetic operations: ``ServerClock/now`` does exactly this.
 public struct Calibration: Sendable, Hashable, Codable {
@@ -16,14 +17,21 @@ public struct Calibration: Sendable, Hashable, Codable {
     public var rate: RateInterval
     /// The sources that agreed on this calibration.
     public var sources: [String]
+    /// How far the servers' clocks may move off their steady rate after ``time`` (a time daemon
+    /// slewing them): the bounds widen by it as well.
+    public var slew: SlewAllowance
 
     /// Creates a calibration; the estimate is clamped into the bounds.
-    public init(time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval, sources: [String]) {
+    public init(
+        time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval, sources: [String],
+        slew: SlewAllowance = .none
+    ) {
         self.time = time
         self.offset = offset
         self.estimate = offset.clamp(estimate)
         self.rate = rate
         self.sources = sources
+        self.slew = slew
     }
 
     /// Decodes a calibration through the same checks as a computed one: the anchor inside
@@ -42,11 +50,12 @@ public struct Calibration: Sendable, Hashable, Codable {
         self.init(
             time: time, offset: try container.decode(OffsetInterval.self, forKey: .offset),
             estimate: try container.decode(Int64.self, forKey: .estimate), rate: rate,
-            sources: try container.decode([String].self, forKey: .sources))
+            sources: try container.decode([String].self, forKey: .sources),
+            slew: try container.decodeIfPresent(SlewAllowance.self, forKey: .slew) ?? .none)
     }
 
     /// The linear model alone (no source names): what ``ServerClock`` publishes to its readers.
-    public var model: OffsetModel { OffsetModel(time: time, offset: offset, estimate: estimate, rate: rate) }
+    public var model: OffsetModel { OffsetModel(time: time, offset: offset, estimate: estimate, rate: rate, slew: slew) }
 
     /// The estimate and bounds of θ at a monotonic instant.
     /// - Complexity: O(1), no allocation.
@@ -66,14 +75,17 @@ public struct OffsetModel: Sendable, Hashable {
     public var estimate: Int64
     /// The rate of change of θ.
     public var rate: RateInterval
+    /// The servers' allowed departure from a steady rate, added to the bounds.
+    public var slew: SlewAllowance
 
     /// Creates a model.
     @inlinable
-    public init(time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval) {
+    public init(time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval, slew: SlewAllowance = .none) {
         self.time = time
         self.offset = offset
         self.estimate = estimate
         self.rate = rate
+        self.slew = slew
     }
 
     /// The estimate and bounds of θ at a monotonic instant.
@@ -81,7 +93,7 @@ public struct OffsetModel: Sendable, Hashable {
     @inlinable
     public func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
         let elapsed = instant.nanoseconds.saturatingSubtract(time.nanoseconds)
-        let bounds = rate.age(offset, by: Double(elapsed))
+        let bounds = rate.age(offset, by: Double(elapsed)).widened(by: slew.widening(over: elapsed))
         return (bounds.clamp(estimate.saturatingAdd(Int64.driftTerm(rate: rate.estimate, elapsed: elapsed))), bounds)
     }
 

@@ -11,14 +11,22 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     public var rateWander: Double = 2e-6 {
         didSet { rateWander = Self.capped(rateWander, otherwise: 2e-6) }
     }
-    /// How fast a server's own clock may be slewed by its time daemon, dimensionless (at most 1 %):
-    /// the bounds widen at this rate on top of the measured one, so that they hold while a server
-    /// slews. Default 0: a steady server, as NTP's error bounds assume; a slew then shows as samples
-    /// that contradict the earlier ones, and the calibration is not vouched for
-    /// (``EstimatorOutcome/contradicted(_:)``) until the change is confirmed. Set it (500 ppm is
-    /// ntpd's largest slew) for bounds that never miss while servers slew, at the price of wider ones.
-    public var serverSlew: Double = 0 {
-        didSet { serverSlew = Self.capped(serverSlew, otherwise: 0) }
+    /// How fast a server's own clock may be slewed by its time daemon, dimensionless (at most 1 %).
+    /// Bounds widen at this rate, up to ``serverSlewLimit`` in all, on top of the measured rate: they
+    /// hold while a server corrects its clock, which no sample can show before it happens. Default
+    /// 500 ppm, ntpd's largest slew rate. 0 gives bounds that assume a steady server, as NTP's error
+    /// bounds do: tighter between samples, but a slewing server then moves outside them until its
+    /// samples contradict the earlier ones (``EstimatorOutcome/contradicted(_:)``).
+    public var serverSlew: Double = 500e-6 {
+        didSet { serverSlew = Self.capped(serverSlew, otherwise: 500e-6) }
+    }
+    /// The largest correction a server's time daemon slews rather than steps: the most
+    /// ``serverSlew`` ever adds to a bound. Default 128 ms (ntpd steps larger corrections); at most
+    /// one second.
+    public var serverSlewLimit: Duration = .milliseconds(128)
+    /// ``serverSlew`` and ``serverSlewLimit`` together, as the estimators apply them.
+    public var slewAllowance: SlewAllowance {
+        SlewAllowance(rate: serverSlew, limit: serverSlewLimit.nanosecondsClamped)
     }
     /// How many samples of each source the default strategy keeps. Default 64.
     public var windowSize: Int = 64 {
@@ -31,11 +39,12 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     /// Creates a configuration.
     public init(
         maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600),
-        serverSlew: Double = 0
+        serverSlew: Double = 500e-6, serverSlewLimit: Duration = .milliseconds(128)
     ) {
         self.maxDrift = Self.capped(maxDrift, otherwise: 100e-6)
         self.rateWander = Self.capped(rateWander, otherwise: 2e-6)
-        self.serverSlew = Self.capped(serverSlew, otherwise: 0)
+        self.serverSlew = Self.capped(serverSlew, otherwise: 500e-6)
+        self.serverSlewLimit = serverSlewLimit
         self.windowSize = max(1, windowSize)
         self.sourceTimeout = sourceTimeout
     }
@@ -50,7 +59,7 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
         value.isFinite ? min(abs(value), maximumDrift) : fallback
     }
 
-    /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:serverSlew:)``.
+    /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:serverSlew:serverSlewLimit:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -58,7 +67,8 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
             rateWander: try container.decode(Double.self, forKey: .rateWander),
             windowSize: min(4096, try container.decode(Int.self, forKey: .windowSize)),
             sourceTimeout: try container.decode(Duration.self, forKey: .sourceTimeout),
-            serverSlew: try container.decodeIfPresent(Double.self, forKey: .serverSlew) ?? 0)
+            serverSlew: try container.decodeIfPresent(Double.self, forKey: .serverSlew) ?? 500e-6,
+            serverSlewLimit: try container.decodeIfPresent(Duration.self, forKey: .serverSlewLimit) ?? .milliseconds(128))
     }
 
     /// The prior on the rate: ±``maxDrift``.

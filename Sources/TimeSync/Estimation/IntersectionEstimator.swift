@@ -25,7 +25,10 @@ public struct IntersectionEstimator: OffsetEstimator {
     struct SourceFit: Sendable, Hashable {
         var source: String
         var time: MonotonicInstant
+        /// Bounds on θ that hold while the server slews within the allowance.
         var bounds: OffsetInterval
+        /// The intersection for a steady server rate, inside ``bounds``: where the estimate lies.
+        var core: OffsetInterval
         var rate: RateInterval
     }
 
@@ -158,10 +161,18 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// Combines the per-source fits by majority.
+    ///
+    /// Sources are selected on their bounds with the slew allowance (a source is a truechimer when
+    /// its honest interval holds the majority's region); the estimate is the middle of the members'
+    /// steady intersections, which a slew-free world pins down more tightly.
     func outcome() -> EstimatorOutcome {
         let all = fits.values.sorted { $0.source < $1.source }
         guard let time = all.map(\.time).max() else { return .noSamples }
-        let intervals = all.map { $0.rate.age($0.bounds, by: Double(time.nanoseconds.saturatingSubtract($0.time.nanoseconds))) }
+        let slew = configuration.slewAllowance
+        let intervals = all.map {
+            let elapsed = time.nanoseconds.saturatingSubtract($0.time.nanoseconds)
+            return $0.rate.age($0.bounds, by: Double(elapsed)).widened(by: slew.widening(over: elapsed))
+        }
         guard let selection = Marzullo.select(intervals) else { return .noSamples }
         guard selection.count * 2 > all.count else {
             return .noMajority(sources: all.count, largestAgreeing: selection.count)
@@ -169,15 +180,17 @@ public struct IntersectionEstimator: OffsetEstimator {
         let members = selection.members.map { all[$0] }
         var rate = members[0].rate
         var hull = members[0].rate
-        for member in members.dropFirst() {
+        var core: OffsetInterval? = selection.region
+        for member in members {
             hull = RateInterval(lower: min(hull.lower, member.rate.lower), upper: max(hull.upper, member.rate.upper))
             rate = rate.intersection(member.rate) ?? hull
+            core = core?.intersection(member.rate.age(member.core, by: Double(time.nanoseconds.saturatingSubtract(member.time.nanoseconds))))
         }
         let meanRate = members.map(\.rate.estimate).reduce(0, +) / Double(members.count)
         rate = RateInterval(lower: rate.lower, upper: rate.upper, estimate: meanRate)
         let calibration = Calibration(
-            time: time, offset: selection.region, estimate: selection.region.midpoint, rate: rate,
-            sources: members.map(\.source))
+            time: time, offset: selection.region, estimate: (core ?? selection.region).midpoint, rate: rate,
+            sources: members.map(\.source), slew: slew)
         // A selected source whose newest sample contradicts its window: the fit may be stale.
         if members.contains(where: { !(suspects[$0.source] ?? []).isEmpty }) { return .contradicted(calibration) }
         return .calibrated(calibration)
@@ -201,31 +214,31 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// Fits one source's window (sorted by time, non-empty), dropping samples that contradict newer
-    /// ones.
+    /// ones for a steady server rate; the bounds then carry each kept sample with the slew allowance
+    /// for its age.
     /// - Complexity: O(n²) in the window size, run once per sample.
     static func fit(_ window: inout [OffsetSample], _ configuration: EstimatorConfiguration) -> SourceFit {
         while true {
-            var rate: RateInterval
-            if case .measured(let measured) = measuredRate(window, configuration) {
-                rate = measured
-            } else {
-                rate = configuration.ratePrior
-            }
-            // A server that may be slewing moves off the measured line at up to this rate.
-            if configuration.serverSlew > 0 {
-                rate = RateInterval(
-                    lower: rate.lower - configuration.serverSlew, upper: rate.upper + configuration.serverSlew, estimate: rate.estimate)
-            }
+            var rate = configuration.ratePrior
+            if case .measured(let measured) = measuredRate(window, configuration) { rate = measured }
             let newest = window[window.count - 1]
-            var bounds = newest.offset(at: newest.time, rate: rate)
+            var core = newest.offset(at: newest.time, rate: rate)
             var firstKept = window.count - 1
             for index in stride(from: window.count - 2, through: 0, by: -1) {
-                guard let common = bounds.intersection(window[index].offset(at: newest.time, rate: rate)) else { break }
-                bounds = common
+                guard let common = core.intersection(window[index].offset(at: newest.time, rate: rate)) else { break }
+                core = common
                 firstKept = index
             }
             if firstKept == 0 {
-                return SourceFit(source: newest.source, time: newest.time, bounds: bounds, rate: rate)
+                let slew = configuration.slewAllowance
+                var bounds = newest.offset(at: newest.time, rate: rate)
+                for sample in window.dropLast() {
+                    let carried = sample.offset(at: newest.time, rate: rate)
+                        .widened(by: slew.widening(over: newest.time.nanoseconds.saturatingSubtract(sample.time.nanoseconds)))
+                    // Each carried interval holds the steady one, so the intersection holds `core`.
+                    bounds = bounds.intersection(carried) ?? bounds
+                }
+                return SourceFit(source: newest.source, time: newest.time, bounds: bounds, core: core, rate: rate)
             }
             // Older samples contradict newer ones (the server stepped its clock): drop them and refit.
             window.removeFirst(firstKept)

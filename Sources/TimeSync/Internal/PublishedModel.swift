@@ -89,6 +89,8 @@ final class PublishedModelCell: Sendable {
     private let rateLower = Atomic<UInt64>(0)
     private let rateUpper = Atomic<UInt64>(0)
     private let rateEstimate = Atomic<UInt64>(0)
+    private let slewRate = Atomic<UInt64>(0)
+    private let slewLimit = Atomic<Int64>(0)
     /// The rate estimate in fixed point for `now`; `Int64.min` when beyond the drift cap.
     private let fixedPointRate = Atomic<Int64>(0)
 
@@ -106,6 +108,8 @@ final class PublishedModelCell: Sendable {
             let rateLower = self.rateLower.load(ordering: .relaxed)
             let rateUpper = self.rateUpper.load(ordering: .relaxed)
             let rateEstimate = self.rateEstimate.load(ordering: .relaxed)
+            let slewRate = self.slewRate.load(ordering: .relaxed)
+            let slewLimit = self.slewLimit.load(ordering: .relaxed)
             atomicMemoryFence(ordering: .acquiring)
             let after = sequence.load(ordering: .relaxed)
             guard before == after, before & 1 == 0 else { continue }
@@ -117,7 +121,8 @@ final class PublishedModelCell: Sendable {
                     estimate: estimate,
                     rate: RateInterval(
                         trustedLower: Double(bitPattern: rateLower), upper: Double(bitPattern: rateUpper),
-                        estimate: Double(bitPattern: rateEstimate))),
+                        estimate: Double(bitPattern: rateEstimate)),
+                    slew: SlewAllowance(trustedRate: Double(bitPattern: slewRate), limit: slewLimit)),
                 restored: status & PublishedModel.restoredFlag != 0)
         }
     }
@@ -163,6 +168,8 @@ final class PublishedModelCell: Sendable {
         rateLower.store(value.model.rate.lower.bitPattern, ordering: .relaxed)
         rateUpper.store(value.model.rate.upper.bitPattern, ordering: .relaxed)
         rateEstimate.store(value.model.rate.estimate.bitPattern, ordering: .relaxed)
+        slewRate.store(value.model.slew.rate.bitPattern, ordering: .relaxed)
+        slewLimit.store(value.model.slew.limit, ordering: .relaxed)
         fixedPointRate.store(Int64.fixedPointRate(value.model.rate.estimate) ?? .min, ordering: .relaxed)
         sequence.store(start &+ 2, ordering: .releasing)
     }

@@ -33,8 +33,9 @@ import TimeSyncTesting
         #expect(reading.earliest <= truth && truth <= reading.latest)
         #expect(reading.serverTime == truth)  // symmetric delays: exact
         #expect(reading.calibrationAge == .nanoseconds(10 * s - 20 * ms))
-        // delay/2 + 9.98 s of age at 100 ppm + 100 ppm of the 20 ms exchange.
-        #expect(reading.error == .nanoseconds(10 * ms + 998_000 + 2_000))
+        // delay/2 + 9.98 s of age at 100 ppm + 100 ppm of the 20 ms exchange + 9.98 s of the
+        // servers' 500 ppm slew allowance.
+        #expect(reading.error == .nanoseconds(10 * ms + 998_000 + 2_000 + 4_990_000))
         #expect(reading.unixSeconds == truth.seconds)
         #expect(reading.unixMilliseconds == truth.milliseconds)
         #expect(reading.unixNanoseconds == truth.nanoseconds)

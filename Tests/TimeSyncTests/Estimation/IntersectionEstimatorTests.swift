@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TimeSync
 import TimeSyncFixtures
@@ -15,9 +16,9 @@ import TimeSyncTesting
         var estimator = IntersectionEstimator()
         var outcome = EstimatorOutcome.noSamples
         // Delays split unevenly, differently each time: each interval is 40 ms wide but their common
-        // part is much narrower.
+        // part is much narrower (samples 100 ms apart: the slew allowance adds at most 0.2 ms).
         for (index, forward) in [Int64(5), 35, 12, 28, 20].enumerated() {
-            outcome = estimator.add(try Fixture.exchange(offset: 7 * s, at: Fixture.at(Double(index)), forward: forward * ms, backward: (40 - forward) * ms))
+            outcome = estimator.add(try Fixture.exchange(offset: 7 * s, at: Fixture.at(Double(index) / 10), forward: forward * ms, backward: (40 - forward) * ms))
         }
         let result = try calibration(outcome)
         #expect(result.offset.contains(7 * s))
@@ -72,9 +73,35 @@ import TimeSyncTesting
         let result = try calibration(estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(0))))
         let now = result.offset(at: result.time)
         let later = result.offset(at: Fixture.at(3600.02))
-        // One hour at 100 ppm: 360 ms more on each side.
-        #expect(later.bounds.lower == now.bounds.lower - 360 * ms)
-        #expect(later.bounds.upper == now.bounds.upper + 360 * ms)
+        // One hour at 100 ppm: 360 ms more on each side, plus the whole slew allowance (an hour at
+        // 500 ppm is past its 128 ms limit).
+        #expect(later.bounds.lower == now.bounds.lower - 360 * ms - 128 * ms)
+        #expect(later.bounds.upper == now.bounds.upper + 360 * ms + 128 * ms)
+        var steady = IntersectionEstimator(EstimatorConfiguration(maxDrift: 100e-6, serverSlew: 0))
+        let steadyResult = try calibration(steady.add(try Fixture.exchange(offset: 0, at: Fixture.at(0))))
+        #expect(steadyResult.offset(at: Fixture.at(3600.02)).bounds.upper == now.bounds.upper + 360 * ms)
+    }
+
+    @Test func theSlewAllowanceGrowsAtItsRateUpToItsLimit() throws {
+        let configuration = EstimatorConfiguration(maxDrift: 100e-6, serverSlew: 500e-6, serverSlewLimit: .milliseconds(128))
+        var estimator = IntersectionEstimator(configuration)
+        let result = try calibration(estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(0))))
+        #expect(result.slew == SlewAllowance(rate: 500e-6, limit: 128 * ms))
+        let now = result.offset(at: result.time).bounds
+        // 10 s: 1 ms of drift and 5 ms of slew on each side.
+        #expect(result.offset(at: result.time.advanced(by: .seconds(10))).bounds.upper == now.upper + 6 * ms)
+        // 1000 s: 100 ms of drift; the slew stops at its limit.
+        #expect(result.offset(at: result.time.advanced(by: .seconds(1000))).bounds.upper == now.upper + 228 * ms)
+        // The estimate does not move with the allowance.
+        #expect(result.offset(at: result.time.advanced(by: .seconds(10))).estimate == result.estimate)
+    }
+
+    @Test func slewAllowancesAreCheckedAtTheDoor() throws {
+        #expect(SlewAllowance(rate: .nan, limit: -5) == .none)
+        #expect(SlewAllowance(rate: -1, limit: .max) == SlewAllowance(rate: EstimatorConfiguration.maximumDrift, limit: SlewAllowance.maximumLimit))
+        #expect(SlewAllowance(rate: 1e-3, limit: 10).widening(over: .min) == 10)
+        let decoded = try JSONDecoder().decode(SlewAllowance.self, from: Data(#"{"rate":5,"limit":-1}"#.utf8))
+        #expect(decoded == SlewAllowance(rate: EstimatorConfiguration.maximumDrift, limit: 0))
     }
 
     @Test func driftIsMeasuredAndCorrectedWithHonestResidualBounds() throws {
