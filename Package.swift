@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
+        // Already AsyncHTTPClient's: named to tell a failed TLS handshake from other transport errors.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
         .package(url: "https://github.com/apple/swift-http-structured-headers", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
@@ -62,6 +64,9 @@ let package = Package(
                 "TimeSyncHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(

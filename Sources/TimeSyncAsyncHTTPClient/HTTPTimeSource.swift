@@ -62,8 +62,7 @@ public struct HTTPTimeSource: Sendable {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
             scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else { return nil }
-        let hostPart = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return components.port.map { "\(hostPart):\($0)" } ?? hostPart
+        return HostPort.format(host: host, port: components.port)
     }
 
     /// The outcome of one request.
@@ -85,8 +84,8 @@ public struct HTTPTimeSource: Sendable {
     /// - Returns: The sample or the reason it was rejected: `HTTPTimeError.retryLater` (with the
     ///   status and the `Retry-After` wait) for a `429` or `503`, whatever time it carries.
     /// - Throws: `HTTPTimeError.timeout` (saying how long was waited and whether the head had
-    ///   arrived), transport errors of AsyncHTTPClient (connection refused fails at once),
-    ///   `CancellationError`.
+    ///   arrived), ``HTTPTransportError`` when the connection fails (a refused connection fails at
+    ///   once), other errors of AsyncHTTPClient, `CancellationError`.
     public func exchange(policy: HTTPTimeHeaderPolicy? = nil) async throws -> Exchange {
         let policy = policy ?? self.policy
         var builder = HTTPClientRequest(url: url)
@@ -99,7 +98,7 @@ public struct HTTPTimeSource: Sendable {
         let limit = timeout.nanosecondsClamped
         let deadline = started.advanced(by: .nanoseconds(limit))
         let progress = ExchangeProgress()
-        let (head, requestSent, responseReceived) = try await withThrowingTaskGroup(
+        let (head, requestSent, responseReceived) = try await withTransportErrors { try await withThrowingTaskGroup(
             of: (HTTPClientResponse, MonotonicInstant, MonotonicInstant)?.self
         ) { group in
             group.addTask {
@@ -118,10 +117,10 @@ public struct HTTPTimeSource: Sendable {
             defer { group.cancelAll() }
             guard let first = try await group.next(), let result = first else {
                 let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds &- started.nanoseconds)
-                throw HTTPTimeError.timeout.withDetail("\(source): \(progress.hasHead ? "the body did not complete" : "no response head") after \(Self.seconds(waited))")
+                throw HTTPTimeError.timeout.withDetail("\(source): \(progress.hasHead ? "the body did not complete" : "no response head") after \(waited.readable)")
             }
             return result
-        }
+        } }
         let headers = head.headers.map { (name: $0.name, value: $0.value) }
         let hasTimeHeader = head.headers.contains(name: HTTPTimeHeader.name)
         let status = Int(head.status.code)
@@ -145,9 +144,18 @@ public struct HTTPTimeSource: Sendable {
         return Exchange(result: result, hasTimeHeader: hasTimeHeader, status: status)
     }
 
-    /// `1.234 s`.
-    static func seconds(_ duration: Duration) -> String {
-        String(format: "%.3f s", Double(duration.nanosecondsClamped) / 1e9)
+    /// Runs `body`, turning what AsyncHTTPClient and SwiftNIO throw about the connection into an
+    /// ``HTTPTransportError``; `HTTPTimeError`, `CancellationError` and anything else pass through.
+    private func withTransportErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as HTTPTimeError {
+            throw error
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw HTTPTransportError.classifying(error, server: source) ?? error
+        }
     }
 
     /// Sends one request like ``exchange(policy:)`` but reports a transport failure (a pooled
@@ -165,12 +173,14 @@ public struct HTTPTimeSource: Sendable {
         }
     }
 
-    /// Measures the server: one discarded connection-opening request, then `samples` requests over
-    /// the warm connection.
+    /// Measures the server: one connection-opening request, then further requests over the warm
+    /// connection, for at most `samples` samples in at most `samples + 1` requests.
     ///
-    /// Uses `TimeSync-Time` when the server sends it (unless the policy is `dateOnly`); otherwise the
-    /// `Date` header with sub-second refinement, in at most `samples` requests after the first.
-    /// - Parameter samples: How many requests to take samples from after the first (at least 1).
+    /// Uses `TimeSync-Time` when the server sends it (unless the policy is `dateOnly`): the opening
+    /// request is discarded and `samples` more are sent. Otherwise it uses the `Date` header with
+    /// sub-second refinement: the opening request's `Date` is the first sample (a one-second header
+    /// loses nothing to the connection's opening), and the refinement sends the rest.
+    /// - Parameter samples: How many samples to take (at least 1).
     /// - Returns: The samples and their combined bounds.
     /// - Throws: `HTTPTimeError.retryLater` as soon as a response is a `429` or `503` (no further
     ///   request is sent); `HTTPTimeError` when no response is usable or samples contradict each
@@ -181,9 +191,10 @@ public struct HTTPTimeSource: Sendable {
         let warm = try await exchange()
         if case .failure(let error) = warm.result, error == .retryLater { throw error }
         if policy == .dateOnly || (!warm.hasTimeHeader && policy == .preferTimeHeader) {
-            var calibrator = HTTPDateCalibrator(sources: [self], maxRequests: samples + 1)
-            calibrator.lead = .milliseconds(2)
             let seed = try? warm.result.get()
+            // The opening response counts as a sample when it has one; when it has none, it does not.
+            var calibrator = HTTPDateCalibrator(sources: [self], maxRequests: seed == nil ? samples + 1 : samples)
+            calibrator.lead = .milliseconds(2)
             return try await calibrator.run(seed: seed.map { (0, $0.sample) }, requestsUsed: 1)
         }
         var accepted: [OffsetSample] = []

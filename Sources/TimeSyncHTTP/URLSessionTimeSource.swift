@@ -108,8 +108,9 @@ public struct URLSessionTimeSource: TimeSource {
         self.url = url
         self.reference = reference
         self.session = session
-        let host = url.host ?? url.absoluteString
-        observer = HTTPTimeObserver(source: url.port.map { "\(host):\($0)" } ?? host, schemes: schemes, timeBase: timeBase)
+        // `host[:port]` like the other HTTP sources' names, an IPv6 literal in brackets.
+        let source = url.host.map { HostPort.format(host: $0, port: url.port) } ?? url.absoluteString
+        observer = HTTPTimeObserver(source: source, schemes: schemes, timeBase: timeBase)
     }
 
     /// Loads the endpoint once and takes a sample from the response.

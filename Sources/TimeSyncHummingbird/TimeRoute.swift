@@ -53,17 +53,20 @@ public enum TimeSyncHTTPServer {
     ///   - limits: Header and idle timeouts and connection caps (the defaults by default).
     ///   - logger: The server's logger.
     ///   - onServerRunning: Called with the bound port once the server listens.
-    /// - Returns: The application, ready for `runService()` or a `ServiceGroup`.
+    /// - Returns: The application, ready for `runService()` or a `ServiceGroup`; it throws
+    ///   ``HTTPServerError`` when the address is in use, needs privileges, or is not this host's.
     public static func application(
         host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), limits: HTTPConnectionLimits = .init(),
         logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         router.addTimeRoute(timeBase: timeBase)
-        return TimeSyncApplication(
+        var application = TimeSyncApplication(
             router: router.timeStamped(timeBase: timeBase), server: .http1(limits: limits),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             timeBase: timeBase, logger: logger)
+        application.listenAddress = (host, port)
+        return application
     }
 }

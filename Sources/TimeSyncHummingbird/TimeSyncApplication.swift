@@ -51,6 +51,9 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     /// Run before the server starts.
     public private(set) var processesRunBeforeServerStart: [@Sendable () async throws -> Void]
     private let onServerRunningCallback: @Sendable (any Channel) async -> Void
+    /// The host and port of `configuration.address`, when known: a failed bind then throws an
+    /// ``HTTPServerError`` naming them.
+    var listenAddress: (host: String, port: Int)?
 
     /// Creates an application around a responder.
     /// - Parameters:
@@ -120,6 +123,9 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
 
     /// Runs the server and the services until graceful shutdown or cancellation: `Application`'s
     /// loop, where every response keeps its own `Date` (or gets the current second's).
+    /// - Throws: ``HTTPServerError`` when an application made by
+    ///   ``TimeSyncHTTPServer/application(host:port:timeBase:limits:logger:onServerRunning:)`` cannot
+    ///   bind its address; the server's and the services' errors.
     public func run() async throws {
         let responder = self.responder
         let timeBase = self.timeBase
@@ -157,7 +163,14 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         }
         let serverService = ServiceAfterPrelude(service: server, prelude: processesRunBeforeServerStart)
         let group = ServiceGroup(configuration: .init(services: services + [serverService], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            guard let (host, port) = listenAddress, let bindError = HTTPServerError.binding(error, host: host, port: port) else {
+                throw error
+            }
+            throw bindError
+        }
     }
 
     /// `ApplicationConfiguration`'s server settings.

@@ -90,7 +90,6 @@ extension SocketAddress {
     /// `ip:port`, with brackets around an IPv6 address: how logs, errors and source names print it.
     var endpoint: String {
         guard let ip = ipAddress else { return "\(self)" }
-        let port = self.port ?? 0
-        return ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)"
+        return HostPort.format(host: ip, port: self.port ?? 0)
     }
 }

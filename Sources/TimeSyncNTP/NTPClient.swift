@@ -146,13 +146,7 @@ public struct NTPClient: Sendable {
         if let accepted { return accepted }
         if let lastRejection { throw lastRejection }
         let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
-        throw NTPClientError(.timeout, "from \(address.endpoint) within \(Self.seconds(waited))")
-    }
-
-    /// A duration as `1.234 s` for messages.
-    static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.nanosecondsClamped / 1_000_000
-        return "\(milliseconds / 1000).\(String(milliseconds % 1000 + 1000).dropFirst()) s"
+        throw NTPClientError(.timeout, "from \(address.endpoint) within \(waited.readable)")
     }
 
     /// A request just written, and the write's outcome.
@@ -289,7 +283,7 @@ public struct NTPClient: Sendable {
             if timeouts == samples {
                 let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
                 throw NTPClientError(
-                    .timeout, "from \(address.endpoint): \(samples) request\(samples == 1 ? "" : "s") unanswered in \(Self.seconds(waited))")
+                    .timeout, "from \(address.endpoint): \(samples) request\(samples == 1 ? "" : "s") unanswered in \(waited.readable)")
             }
             throw lastError ?? NTPClientError(.timeout, "\(address.endpoint)")
         }

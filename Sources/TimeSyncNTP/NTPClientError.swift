@@ -34,7 +34,7 @@ public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String {
         let suffix = detail.isEmpty ? "" : ": \(detail)"
         switch code {
-        case .timeout: return "no NTP reply" + suffix
+        case .timeout: return "no NTP reply" + (detail.hasPrefix("from ") ? " \(detail)" : suffix)
         case .unreachable: return "nothing listens on the server's NTP port" + suffix
         case .dnsFailure: return "DNS resolution failed" + suffix
         case .noAddresses: return "host has no IPv4 or IPv6 address" + suffix

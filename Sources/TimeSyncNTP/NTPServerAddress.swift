@@ -1,4 +1,5 @@
 import Foundation
+import TimeSync
 
 /// An NTP server to ask: a host name or IP literal and a UDP port.
 public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -18,20 +19,31 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
 
     /// Parses `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6 literal, or any of these after
     /// `ntp://` (a trailing `/` is allowed). Returns `nil` for anything else, including a port outside
-    /// 1–65535.
+    /// 1–65535; ``init(validating:)`` says why.
     public init?(parsing text: String) {
+        guard let address = try? NTPServerAddress(validating: text) else { return nil }
+        self = address
+    }
+
+    /// Parses what ``init(parsing:)`` accepts, and says what is wrong with anything else.
+    /// - Parameter text: `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6 literal, or any of
+    ///   these after `ntp://`.
+    /// - Throws: ``NTPClientError/invalidServerAddress`` whose detail quotes the text and gives the
+    ///   reason: no host, a port that is not a number or is outside 1–65535, an unclosed `[`, a path.
+    public init(validating text: String) throws(NTPClientError) {
+        func invalid(_ reason: String) -> NTPClientError { NTPClientError(.invalidServerAddress, "'\(text)': \(reason)") }
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         if rest.lowercased().hasPrefix("ntp://") { rest = rest.dropFirst(6) }
         while rest.hasSuffix("/") { rest = rest.dropLast() }
-        guard !rest.isEmpty else { return nil }
+        guard !rest.isEmpty else { throw invalid("no host") }
         var host: Substring
         var portText: Substring?
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
+            guard let close = rest.firstIndex(of: "]") else { throw invalid("the IPv6 literal's '[' has no ']'") }
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { return nil }
+                guard after.hasPrefix(":") else { throw invalid("expected ':PORT' after ']', found '\(after)'") }
                 portText = after.dropFirst()
             }
         } else if rest.filter({ $0 == ":" }).count > 1 {
@@ -42,10 +54,14 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
         } else {
             host = rest
         }
-        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace || $0 == "/" || $0 == "#" }) else { return nil }
+        guard !host.isEmpty else { throw invalid("no host") }
+        if let bad = host.first(where: { $0.isWhitespace || $0 == "/" || $0 == "#" }) {
+            throw invalid(bad == "/" ? "an NTP server address has no path" : "'\(host)' is not a host name or IP address")
+        }
         var port = Self.defaultPort
         if let portText {
-            guard let value = Int(portText), (1...65535).contains(value) else { return nil }
+            guard let value = Int(portText) else { throw invalid("the port '\(portText)' is not a number") }
+            guard (1...65535).contains(value) else { throw invalid("the port \(value) is outside 1–65535") }
             port = value
         }
         self.init(host: String(host), port: port)
@@ -53,7 +69,7 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
 
     /// `host:port`, with brackets around an IPv6 literal.
     public var description: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        HostPort.format(host: host, port: port)
     }
 
     /// The built-in servers used when no configuration or hosts file names any: the four zones of

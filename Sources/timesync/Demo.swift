@@ -9,18 +9,20 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Watch a calibrated clock and a countdown stay right while the device clock is changed.")
 
-    @Option(help: "How far the demo server's clock is ahead of this device, in seconds.")
+    @Option(parsing: .unconditional, help: "How far the demo server's clock is ahead of this device, in seconds (negative: behind).")
     var serverOffset: Double = 90.25
 
-    @Option(help: "Seconds until the demo flash sale starts (server time).")
+    @Option(parsing: .unconditional, help: "Seconds until the demo flash sale starts (server time), 2 to 60.")
     var saleIn: Int = 8
 
     @Option(help: "The seed of the simulated network's delays.")
     var seed: UInt64 = 7
 
     func validate() throws {
-        guard serverOffset.isFinite, abs(serverOffset) < 1e9 else { throw ValidationError("--server-offset must be finite") }
-        guard (2...60).contains(saleIn) else { throw ValidationError("--sale-in must be between 2 and 60") }
+        guard serverOffset.isFinite, abs(serverOffset) < 1e9 else {
+            throw ValidationError("--server-offset \(serverOffset): give seconds, less than 1000000000 either way")
+        }
+        guard (2...60).contains(saleIn) else { throw ValidationError("--sale-in \(saleIn): give 2 to 60 seconds") }
     }
 
     func run() async throws {
@@ -39,7 +41,7 @@ struct Demo: AsyncParsableCommand {
 
         print("""
             TimeSync demo
-              server: in-process, its clock \(formatSeconds(serverOffset)) ahead of this device,
+              server: in-process, its clock \(Duration.readable(seconds: serverOffset)) ahead of this device,
                       reached over a simulated mobile link (20-80 ms each way, seeded)
               device: its wall clock will be moved forward one hour halfway through
 
@@ -47,13 +49,15 @@ struct Demo: AsyncParsableCommand {
         let started = ContinuousClock.now
         synchronizer.start()
         if let provisional = await synchronizer.firstReading(timeout: .seconds(5)) {
-            print("first reading (\(provisional.status)) after \(formatDuration(ContinuousClock.now - started)): \(provisional.serverTime) ± \(formatDuration(provisional.error))")
+            print("first reading (\(provisional.status)) after \((ContinuousClock.now - started).readable): \(provisional.serverTime) ± \(provisional.error.readable)")
         }
         guard await synchronizer.waitUntilSynchronized(timeout: .seconds(5)) else {
-            throw ValidationError("the demo servers did not agree in time")
+            throw CommandFailure(
+                kind: .noMajority, message: "the demo servers did not agree within 5 s",
+                help: "Run the demo again; on a heavily loaded machine, wait until it is quieter.")
         }
         let first = clock.reading()
-        print("synchronized (3 servers agree) after \(formatDuration(ContinuousClock.now - started)): server time \(first.serverTime) ± \(formatDuration(first.error))")
+        print("synchronized (3 servers agree) after \((ContinuousClock.now - started).readable): server time \(first.serverTime) ± \(first.error.readable)")
         let saleStart = first.serverTime.advanced(by: .seconds(saleIn))
         print("flash sale starts at \(saleStart) (server time)\n")
 
@@ -63,7 +67,7 @@ struct Demo: AsyncParsableCommand {
                 group.addTask {
                     for await event in events {
                         if case .wallClockChanged(let change) = event {
-                            print("  !! detected: device wall clock moved \(formatDuration(change, signed: true)) — readings unaffected")
+                            print("  !! detected: device wall clock moved \(change.signedReadable) — readings unaffected")
                         }
                     }
                 }
@@ -81,8 +85,8 @@ struct Demo: AsyncParsableCommand {
             let error = reading.serverTime.nanoseconds - truth.nanoseconds
             worst = max(worst, abs(error))
             print(
-                "  \(device.wallNow())   \(reading.serverTime) ± \(formatDuration(reading.error).leftPadded(9))"
-                    + "   \(formatDuration(.nanoseconds(error), signed: true).leftPadded(10))   \(tick.formatted)")
+                "  \(device.wallNow())   \(reading.serverTime) ± \(reading.error.readable.leftPadded(9))"
+                    + "   \(Duration.nanoseconds(error).signedReadable.leftPadded(10))   \(tick.formatted)")
             tickCount += 1
             if tickCount == saleIn / 2 {
                 print("  >> the user sets the device clock forward by one hour")
@@ -94,8 +98,8 @@ struct Demo: AsyncParsableCommand {
 
                     sale started: the clock is \(position.rawValue) the sale window\
                     \(position == .within ? " for certain (its whole error bound is past the start)" : "")
-                    worst error against the server's true time: \(formatDuration(.nanoseconds(worst)))
-                    the device clock is now off by \(formatDuration(server.trueTime().duration(to: device.wallNow()), signed: true)); TimeSync never used it
+                    worst error against the server's true time: \(Duration.nanoseconds(worst).readable)
+                    the device clock is now off by \(server.trueTime().duration(to: device.wallNow()).signedReadable); TimeSync never used it
                     """)
             }
         }
@@ -167,12 +171,4 @@ final class LockedInt64: Sendable {
 
     var value: Int64 { stored.withLock { $0 } }
     func add(_ amount: Int64) { stored.withLock { $0 += amount } }
-}
-
-/// A duration in a readable unit, optionally with its sign.
-func formatDuration(_ duration: Duration, signed: Bool = false) -> String {
-    let seconds = duration.secondsValue
-    let text = formatSeconds(abs(seconds))
-    guard signed else { return text }
-    return (seconds < 0 ? "-" : "+") + text
 }

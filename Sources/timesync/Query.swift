@@ -1,39 +1,60 @@
 import ArgumentParser
 import Foundation
+import TimeSync
+import TimeSyncNTP
 
 /// `timesync query URL`: measure one server's clock against this machine's, like `sntp` / `ntpdig`.
 struct Query: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure a server's clock: ntp://HOST[:PORT] or http(s)://HOST[:PORT][/PATH].",
         discussion: """
-            Prints the offset (server − this machine's wall clock, positive when the server is ahead), its \
-            error bound, the delay and the samples used. HTTP servers are measured with the precise \
-            TimeSync header when they send it, else with their Date header.
+            Prints one line: the server's time, the offset (server − this machine's wall clock, positive \
+            when the server is ahead) +/- its error bound, the server, then for NTP the address that \
+            answered, the stratum and the leap indicator, for HTTP the header used (header or date); \
+            then the samples used, for HTTP the requests sent, and the lowest delay in seconds. HTTP \
+            servers are measured with the precise TimeSync header when they send it, else with their \
+            Date header. On failure: the error and what to do on stderr, exit status 1 (64 for a \
+            usage error).
             """)
 
     @Argument(help: "The server: ntp://HOST[:PORT], http://HOST[:PORT][/PATH] or https://…")
     var url: String
 
-    @Option(help: "How many samples to take (1-64); HTTP sends one more request first, to open the connection.")
+    @Option(
+        parsing: .unconditional,
+        help: "How many samples to take (1-64). HTTP sends one more request first, to open the connection; with the Date header its response is one of the samples.")
     var samples: Int = 4
 
-    @Option(help: "Seconds one exchange may take, whole: an NTP request and its reply; an HTTP connection, response head and body.")
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds one exchange may take (more than 0, at most 60), whole: an NTP request and its reply; an HTTP connection, response head and body.")
     var timeout: Double = 2
 
     @Flag(help: "HTTP: use the Date header even when the server sends the precise header.")
     var dateOnly = false
 
-    @Flag(help: "Print JSON: the report, or on failure {\"error\": …, \"errorType\": …, \"url\": …} (exit status 1).")
+    @Flag(help: "Print JSON: the report, or on failure {\"error\": …, \"errorType\": …, \"help\": …, \"url\": …} (exit status 1; 64 for a usage error).")
     var json = false
 
     func validate() throws {
-        guard (1...64).contains(samples) else { throw ValidationError("--samples must be between 1 and 64") }
-        guard timeout.isFinite, timeout > 0, timeout <= 60 else { throw ValidationError("--timeout must be in (0, 60] seconds") }
+        guard (1...64).contains(samples) else {
+            throw ValidationError("--samples \(samples): give a number of samples from 1 to 64")
+        }
+        guard timeout.isFinite, timeout > 0, timeout <= 60 else {
+            throw ValidationError("--timeout \(timeout): give seconds, more than 0 and at most 60")
+        }
         let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
         guard ["ntp", "http", "https"].contains(scheme), url.contains("://") else {
             throw ValidationError("'\(url)' is not an ntp://, http:// or https:// URL")
         }
-        if dateOnly, scheme == "ntp" { throw ValidationError("--date-only applies to http(s) URLs") }
+        if scheme == "ntp" {
+            if dateOnly { throw ValidationError("--date-only applies to http(s) URLs, not to '\(url)'") }
+            do {
+                _ = try NTPServerAddress(validating: url)
+            } catch {
+                throw ValidationError("\(error); give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300")
+            }
+        }
     }
 
     func run() async throws {
@@ -43,22 +64,20 @@ struct Query: AsyncParsableCommand {
             } else {
                 print(try await runHTTPQuery(url: url, samples: samples, dateOnly: dateOnly, timeout: timeout, json: json))
             }
-        } catch let error where json && !(error is CancellationError) {
-            // A script reading stdout gets JSON either way; the exit status says which.
-            print(try compactJSON(QueryFailure(error: "\(error)", errorType: "\(type(of: error))", url: url)))
-            throw ExitCode.failure
+        } catch let error where !(error is CancellationError) {
+            var failure = CommandFailure.from(error, server: Self.server(of: url))
+            failure.url = url
+            throw failure
         }
     }
-}
 
-/// The JSON of a failed `timesync query --json`.
-struct QueryFailure: Encodable {
-    /// What happened, in words (the same text the human output prints).
-    var error: String
-    /// The error's type, e.g. `NTPClientError`, `NTPReplyError`, `HTTPTimeError`.
-    var errorType: String
-    /// The URL queried.
-    var url: String
+    /// `host:port` of the URL, for messages (the scheme's default port when it names none).
+    static func server(of url: String) -> String? {
+        if url.lowercased().hasPrefix("ntp://") { return (try? NTPServerAddress(validating: url))?.description }
+        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else { return nil }
+        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
+        return HostPort.format(host: host, port: port)
+    }
 }
 
 /// The JSON of `timesync query`, for every kind of server: the common fields first, then those only

@@ -14,7 +14,7 @@ import TimeSyncHTTP
 ///   - timeout: Seconds one request may take, connection, head and body together.
 ///   - json: Print JSON instead of a line of text.
 /// - Returns: The text to print.
-/// - Throws: `HTTPTimeError` and transport errors.
+/// - Throws: `HTTPTimeError` (the response), `HTTPTransportError` (the connection).
 func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, json: Bool) async throws -> String {
     let timeBase = SystemTimeBase()
     let client = HTTPTimeSource.makeClient()
@@ -39,10 +39,12 @@ func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, js
     report.requests = measurement.requests
     report.rejected = measurement.rejected
     if json { return try compactJSON(report) }
-    // Like the NTP query's line: `2026-11-21T05:36:17.123Z +2.345012 +/- 0.000321 host:port header 8 samples`.
+    // Like the NTP query's line: `2026-11-21T05:36:17.123Z +2.345012 +/- 0.000321 host:port header 8 samples 9 requests delay 0.000812`.
     let serverTime = offset.serverTime
     let offsetText = String(format: "%+.6f", report.offset)
     let errorText = String(format: "%.6f", report.error)
+    let samples = report.samples
     return "\(serverTime) \(offsetText) +/- \(errorText) \(report.server) \(measurement.method.rawValue) "
-        + "\(report.samples) samples \(measurement.requests) requests delay \(String(format: "%.6f", report.delay))"
+        + "\(samples) sample\(samples == 1 ? "" : "s") \(measurement.requests) request\(measurement.requests == 1 ? "" : "s") "
+        + "delay \(String(format: "%.6f", report.delay))"
 }

@@ -8,16 +8,20 @@ import TimeSyncNTP
 /// - Parameters:
 ///   - url: `ntp://HOST[:PORT]` (also accepted: `HOST`, `HOST:PORT`, `[V6]:PORT`).
 ///   - samples: Exchanges to combine (at least 1).
-///   - timeout: Seconds to wait for each reply.
+///   - timeout: Seconds to wait for each reply (more than 0).
 ///   - json: Print JSON instead of a line of text.
 /// - Returns: The text to print: one line like `sntp`'s, or a JSON object.
-/// - Throws: `NTPClientError` (bad address, DNS, timeout, network) and `NTPReplyError` (a rejected
-///   reply, e.g. a Kiss-o'-Death).
+/// - Throws: `NTPClientError` (`.invalidServerAddress` with the reason, DNS, timeout, network),
+///   `NTPReplyError` (a rejected reply, e.g. a Kiss-o'-Death), `SampleConsensusError`, and a
+///   ``CommandFailure`` for a timeout that is not a positive number of seconds.
 func runNTPQuery(url: String, samples: Int, timeout: Double, json: Bool) async throws -> String {
-    guard let server = NTPServerAddress(parsing: url), !url.contains("://") || url.lowercased().hasPrefix("ntp://") else {
-        throw NTPClientError.invalidServerAddress
+    if url.contains("://"), !url.lowercased().hasPrefix("ntp://") {
+        throw CommandFailure.invalidArgument("'\(url)' is not an ntp:// URL", help: "Give ntp://HOST[:PORT].")
     }
-    guard timeout.isFinite, timeout > 0 else { throw NTPClientError.invalidServerAddress }
+    let server = try NTPServerAddress(validating: url)
+    guard timeout.isFinite, timeout > 0 else {
+        throw CommandFailure.invalidArgument("--timeout \(timeout): not a positive number of seconds", help: "Give --timeout more than 0, at most 60.")
+    }
     let client = NTPClient(logger: Logger(label: "timesync.ntp"))
     let result = try await client.query(
         host: server.host, port: server.port, timeout: .seconds(double: timeout), samples: max(1, samples),
@@ -39,12 +43,15 @@ func ntpQueryJSON(_ result: NTPQueryResult) throws -> String {
     return try compactJSON(report)
 }
 
-/// The result as `sntp` prints it: `2026-11-21T05:36:17.123Z +1.500123 +/- 0.000456 host address s3 no-leap`.
+/// The result as one line, like `sntp`'s, then the samples and the delay like the HTTP query's:
+/// `2026-11-21T05:36:17.123Z +1.500123 +/- 0.000456 host:123 192.0.2.1 s3 no-leap 4 samples delay 0.001234`.
 func ntpQueryLine(_ result: NTPQueryResult) -> String {
     let offset = String(format: "%+.6f", result.offset.secondsValue)
     let error = String(format: "%.6f", result.error.secondsValue)
     let leap = result.leap == .noWarning ? "no-leap" : leapName(result.leap)
-    return "\(result.serverTime) \(offset) +/- \(error) \(result.server.host) \(result.address) s\(result.stratum) \(leap)"
+    let samples = result.samples.count
+    return "\(result.serverTime) \(offset) +/- \(error) \(result.server) \(result.address) s\(result.stratum) \(leap) "
+        + "\(samples) sample\(samples == 1 ? "" : "s") delay \(String(format: "%.6f", result.delay.secondsValue))"
 }
 
 private func leapName(_ leap: NTPLeapIndicator) -> String {

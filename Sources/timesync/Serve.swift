@@ -19,10 +19,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "SNTP: sustained requests per second per client address before Kiss-o'-Death RATE, or 'off'.")
     var rateLimit: String = "1"
 
-    @Option(help: "SNTP: sockets sharing the port, each answering on its own core (default: one per core).")
+    @Option(parsing: .unconditional, help: "SNTP: sockets sharing the port, each answering on its own core (default: one per core).")
     var threads: Int?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "SNTP: serve this host's clock at stratum N (1-15) while it is not synchronized, like chrony's 'local stratum'.",
         discussion: """
             Replies tell the truth about this host's clock, read from the kernel (adjtimex): while a daemon \
@@ -35,16 +35,16 @@ struct Serve: AsyncParsableCommand {
         valueName: "N"))
     var localStratum: UInt8?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "HTTP: seconds a request head may take, from the connection's opening or a next request's first byte.",
         valueName: "SECONDS"))
     var httpHeaderTimeout: Double = 10
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "HTTP: seconds a kept-alive connection may wait for its next request.", valueName: "SECONDS"))
     var httpIdleTimeout: Double = 60
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "HTTP: the most connections open at once (default: the open-file limit less 128, at most 10000).",
         discussion: """
             One more takes the place of the connection that has waited longest for a request, or is \
@@ -53,7 +53,7 @@ struct Serve: AsyncParsableCommand {
         valueName: "N"))
     var httpMaxConnections: Int?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "HTTP: the most connections open at once from one client address (IPv6: one /64); more are closed at once.",
         valueName: "N"))
     var httpMaxConnectionsPerAddress: Int = 256
@@ -62,23 +62,41 @@ struct Serve: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
-        guard ntp != nil || http != nil else { throw ValidationError("give --ntp HOST:PORT, --http HOST:PORT, or both") }
-        if let ntp, parseHTTPAddress(ntp) == nil { throw ValidationError("--ntp: '\(ntp)' is not HOST:PORT") }
-        if let http, parseHTTPAddress(http) == nil { throw ValidationError("--http: '\(http)' is not HOST:PORT") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level '\(logLevel)'") }
-        guard parsedRateLimit != nil else { throw ValidationError("--rate-limit takes a positive number or 'off'") }
-        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads takes 1 to 256") }
-        if let localStratum, !(1...15).contains(localStratum) { throw ValidationError("--local-stratum takes 1 to 15") }
+        guard ntp != nil || http != nil else { throw ValidationError("nothing to serve: give --ntp HOST:PORT, --http HOST:PORT, or both") }
+        if let ntp { _ = try Self.address(ntp, flag: "--ntp") }
+        if let http { _ = try Self.address(http, flag: "--http") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level '\(logLevel)': give trace, debug, info, notice, warning, error or critical")
+        }
+        guard parsedRateLimit != nil else { throw ValidationError("--rate-limit '\(rateLimit)': give a positive number of requests per second, or 'off'") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads \(threads): give 1 to 256") }
+        if let localStratum, !(1...15).contains(localStratum) { throw ValidationError("--local-stratum \(localStratum): give 1 to 15") }
         for (name, seconds) in [("--http-header-timeout", httpHeaderTimeout), ("--http-idle-timeout", httpIdleTimeout)]
         where !(seconds.isFinite && seconds >= 0.001 && seconds <= 86_400) {
-            throw ValidationError("\(name) takes 0.001 to 86400 seconds")
+            throw ValidationError("\(name) \(seconds): give 0.001 to 86400 seconds")
         }
         if let httpMaxConnections, !(1...1_000_000).contains(httpMaxConnections) {
-            throw ValidationError("--http-max-connections takes 1 to 1000000")
+            throw ValidationError("--http-max-connections \(httpMaxConnections): give 1 to 1000000")
         }
         guard (1...1_000_000).contains(httpMaxConnectionsPerAddress) else {
-            throw ValidationError("--http-max-connections-per-address takes 1 to 1000000")
+            throw ValidationError("--http-max-connections-per-address \(httpMaxConnectionsPerAddress): give 1 to 1000000")
         }
+    }
+
+    /// The host and port of `--ntp` or `--http`.
+    /// - Throws: `ValidationError` naming the flag, the value and what is wrong.
+    static func address(_ value: String, flag: String) throws -> (host: String, port: Int) {
+        guard let address = parseHTTPAddress(value) else {
+            let port = value.lastIndex(of: ":").map { String(value[value.index(after: $0)...]) }
+            let reason =
+                switch port {
+                case nil: "no port"
+                case let port? where Int(port) == nil: "the port '\(port)' is not a number"
+                case let port?: "the port \(port) is outside 0-65535"
+                }
+            throw ValidationError("\(flag) '\(value)': \(reason); give HOST:PORT, e.g. 127.0.0.1:12300 or [::1]:8080 (port 0 picks a free one)")
+        }
+        return address
     }
 
     /// The HTTP server's limits, from the options.
@@ -112,6 +130,10 @@ struct Serve: AsyncParsableCommand {
         }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            throw CommandFailure.from(error)
+        }
     }
 }

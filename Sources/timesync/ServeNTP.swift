@@ -18,11 +18,14 @@ import TimeSyncNTP
 ///     synchronized).
 ///   - logger: The server's logger; the bound address is logged at `info` once listening.
 /// - Returns: The service.
-/// - Throws: `NTPClientError.invalidServerAddress` for an empty host or a port outside 0–65535.
+/// - Throws: ``CommandFailure`` (`invalidArgument`) for an empty host or a port outside 0–65535.
 func makeNTPServerService(
     host: String, port: Int, rateLimit: Double? = nil, threads: Int? = nil, localStratum: UInt8? = nil, logger: Logger
 ) throws -> some Service {
-    guard !host.isEmpty, (0...65_535).contains(port) else { throw NTPClientError.invalidServerAddress }
+    guard !host.isEmpty, (0...65_535).contains(port) else {
+        throw CommandFailure.invalidArgument(
+            "--ntp '\(HostPort.format(host: host, port: port))': not an address to serve on", help: "Give --ntp HOST:PORT with a port from 0 to 65535.")
+    }
     var configuration = NTPServerConfiguration(host: host, port: port, threads: threads ?? NTPServerConfiguration.availableCores)
     if let rateLimit { configuration.rateLimit = rateLimit }
     configuration.localStratum = localStratum

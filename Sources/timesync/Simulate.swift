@@ -15,19 +15,19 @@ struct Simulate: ParsableCommand {
     @Option(help: "The random seed.")
     var seed: UInt64 = 7
 
-    @Option(help: "The EMA strategy's weight for the newest sample, in (0, 1].")
+    @Option(parsing: .unconditional, help: "The EMA strategy's weight for the newest sample, in (0, 1].")
     var alpha: Double = EMAEstimator.defaultAlpha
 
-    @Option(help: "The servers' largest slew rate the bounds allow for, in ppm (0: a steady server).")
+    @Option(parsing: .unconditional, help: "The servers' largest slew rate the bounds allow for, in ppm (0: a steady server).")
     var serverSlew: Double = 500
 
-    @Option(help: "The largest correction a server slews, in ms: the most the slew allowance adds to a bound.")
+    @Option(parsing: .unconditional, help: "The largest correction a server slews, in ms: the most the slew allowance adds to a bound.")
     var serverSlewLimit: Double = 128
 
     @Flag(help: "Print JSON.")
     var json = false
 
-    @Option(help: "With --json: include about this many (time, error) points per strategy, for charts.")
+    @Option(parsing: .unconditional, help: "With --json: include about this many (time, error) points per strategy, for charts.")
     var series: Int = 0
 
     func validate() throws {
@@ -35,12 +35,12 @@ struct Simulate: ParsableCommand {
             throw ValidationError(
                 "unknown scenario '\(scenario)'; choose one of: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")), all")
         }
-        guard alpha > 0, alpha <= 1 else { throw ValidationError("--alpha must be in (0, 1]") }
-        guard serverSlew.isFinite, (0...10_000).contains(serverSlew) else { throw ValidationError("--server-slew must be in [0, 10000] ppm") }
+        guard alpha > 0, alpha <= 1 else { throw ValidationError("--alpha \(alpha): give a weight more than 0 and at most 1") }
+        guard serverSlew.isFinite, (0...10_000).contains(serverSlew) else { throw ValidationError("--server-slew \(serverSlew): give 0 to 10000 ppm") }
         guard serverSlewLimit.isFinite, (0...1000).contains(serverSlewLimit) else {
-            throw ValidationError("--server-slew-limit must be in [0, 1000] ms")
+            throw ValidationError("--server-slew-limit \(serverSlewLimit): give 0 to 1000 ms")
         }
-        guard (0...100_000).contains(series) else { throw ValidationError("--series must be between 0 and 100000") }
+        guard (0...100_000).contains(series) else { throw ValidationError("--series \(series): give 0 to 100000 points") }
     }
 
     func run() throws {
@@ -68,8 +68,8 @@ struct Simulate: ParsableCommand {
         for result in report.strategies {
             lines.append(
                 "  " + result.name.padding(toLength: 18, withPad: " ", startingAt: 0)
-                    + formatSeconds(result.medianError).leftPadded(15) + formatSeconds(result.p99Error).leftPadded(13)
-                    + formatSeconds(result.maxError).leftPadded(13) + formatSeconds(result.medianHalfWidth).leftPadded(11)
+                    + Duration.readable(seconds: result.medianError).leftPadded(15) + Duration.readable(seconds: result.p99Error).leftPadded(13)
+                    + Duration.readable(seconds: result.maxError).leftPadded(13) + Duration.readable(seconds: result.medianHalfWidth).leftPadded(11)
                     + String(format: "%11.4f", result.coverage)
                     + String(result.unsynchronizedReadings).leftPadded(14))
         }
@@ -77,14 +77,6 @@ struct Simulate: ParsableCommand {
     }
 }
 
-/// Seconds in a readable unit: `12.3 µs`, `4.56 ms`, `1.234 s`.
-func formatSeconds(_ seconds: Double) -> String {
-    guard seconds.isFinite else { return "-" }
-    let magnitude = abs(seconds)
-    if magnitude < 1e-3 { return String(format: "%.1f µs", seconds * 1e6) }
-    if magnitude < 1 { return String(format: "%.2f ms", seconds * 1e3) }
-    return String(format: "%.3f s", seconds)
-}
 
 extension String {
     func leftPadded(_ width: Int) -> String {

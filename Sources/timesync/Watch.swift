@@ -24,30 +24,38 @@ struct Watch: AsyncParsableCommand {
     @Argument(help: "The sources: ntp://host[:port] or http(s):// URLs.")
     var sources: [String]
 
-    @Option(help: "Stop after this many seconds (default: run until SIGINT or SIGTERM).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: run until SIGINT or SIGTERM).")
     var duration: Double?
 
-    @Flag(help: "Print JSON Lines.")
+    @Flag(help: "Print JSON Lines; a usage error is a JSON object {\"error\": …, \"errorType\": \"invalidArgument\", \"help\": …} (exit status 64).")
     var json = false
 
     @Option(help: "Keep the calibration in this file: restored at start (an offline start reports it), saved as it changes.")
     var store: String?
 
-    @Option(help: "The error to keep, in milliseconds: polling speeds up above it and slows down well below it.")
+    @Option(parsing: .unconditional, help: "The error to keep, in milliseconds: polling speeds up above it and slows down well below it.")
     var targetError: Double = 50
 
-    @Option(help: "Each measurement's deadline, in seconds.")
+    @Option(parsing: .unconditional, help: "Each measurement's deadline, in seconds (more than 0, at most 60).")
     var timeout: Double = 2
 
-    @Option(help: "Also print a line every this many seconds, between calibrations (default: only on a calibration).")
+    @Option(parsing: .unconditional, help: "Also print a line every this many seconds, between calibrations (default: only on a calibration).")
     var interval: Double?
 
     func validate() throws {
-        guard !sources.isEmpty else { throw ValidationError("give at least one source") }
-        if let duration { guard duration.isFinite, duration > 0, duration <= 31_536_000 else { throw ValidationError("--duration must be in (0, 1 year] seconds") } }
-        guard targetError.isFinite, targetError > 0, targetError <= 3_600_000 else { throw ValidationError("--target-error must be in (0, 3600000] ms") }
-        guard timeout.isFinite, timeout > 0, timeout <= 60 else { throw ValidationError("--timeout must be in (0, 60] seconds") }
-        if let interval { guard interval.isFinite, interval >= 0.1, interval <= 86_400 else { throw ValidationError("--interval must be in [0.1, 86400] seconds") } }
+        guard !sources.isEmpty else { throw ValidationError("no source: give at least one ntp://HOST[:PORT] or http(s):// URL") }
+        if let duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
+            throw ValidationError("--duration \(duration): give seconds, more than 0 and at most 31536000 (a year)")
+        }
+        guard targetError.isFinite, targetError > 0, targetError <= 3_600_000 else {
+            throw ValidationError("--target-error \(targetError): give milliseconds, more than 0 and at most 3600000")
+        }
+        guard timeout.isFinite, timeout > 0, timeout <= 60 else {
+            throw ValidationError("--timeout \(timeout): give seconds, more than 0 and at most 60")
+        }
+        if let interval, !(interval.isFinite && interval >= 0.1 && interval <= 86_400) {
+            throw ValidationError("--interval \(interval): give seconds, from 0.1 to 86400")
+        }
         for source in sources { _ = try Self.parse(source) }
     }
 
@@ -59,11 +67,18 @@ struct Watch: AsyncParsableCommand {
     static func parse(_ source: String) throws -> ParsedSource {
         let lower = source.lowercased()
         if lower.hasPrefix("ntp://") {
-            let rest = String(source.dropFirst("ntp://".count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            guard let address = NTPServerAddress(parsing: rest) else { throw ValidationError("'\(source)' is not ntp://host[:port]") }
-            return .ntp(address)
+            do {
+                return .ntp(try NTPServerAddress(validating: source))
+            } catch {
+                throw ValidationError("\(error); give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300")
+            }
         }
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return .http(source) }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            guard let host = URLComponents(string: source)?.host, !host.isEmpty else {
+                throw ValidationError("'\(source)' has no host; give http(s)://HOST[:PORT][/PATH]")
+            }
+            return .http(source)
+        }
         throw ValidationError("'\(source)' is not an ntp://, http:// or https:// URL")
     }
 
@@ -90,7 +105,7 @@ struct Watch: AsyncParsableCommand {
                 onWarning: { FileHandle.standardError.write(Data("timesync watch: \($0)\n".utf8)) })
         } catch {
             try? await client.shutdown()
-            throw ValidationError("\(error)")
+            throw CommandFailure.from(error)
         }
         let json = self.json
         let printer = UpdatePrinter(json: json)

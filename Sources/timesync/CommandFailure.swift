@@ -1,0 +1,241 @@
+import ArgumentParser
+import Foundation
+import TimeSync
+import TimeSyncAsyncHTTPClient
+import TimeSyncHTTP
+import TimeSyncHummingbird
+import TimeSyncNTP
+
+/// A failed `timesync` command as its user sees it: a stable kind, what happened, and what to do.
+///
+/// Text mode prints `Error: <message>` and `Help: <help>` on stderr; `--json` prints
+/// `{"error": <message>, "errorType": <kind>, "help": <help>, …}` on stdout. Usage errors exit 64,
+/// every other failure 1.
+struct CommandFailure: Error, CustomStringConvertible {
+    /// The stable names of `--json`'s `errorType`, listed in the README's CLI section: scripts may
+    /// match on them.
+    enum Kind: String, CaseIterable, Sendable {
+        /// A flag or argument is malformed or out of range (exit status 64).
+        case invalidArgument
+        /// `serve`: another process already serves the port.
+        case addressInUse
+        /// `serve`: the port needs privileges (below 1024).
+        case permissionDenied
+        /// `serve`: the address is not one of this host's.
+        case addressNotAvailable
+        /// The host name does not resolve.
+        case dnsFailure
+        /// Nothing listens on the server's port (TCP refused, or ICMP port unreachable for NTP).
+        case refused
+        /// No route to the server's host, or the network is down.
+        case unreachable
+        /// No (complete) reply within `--timeout`.
+        case timeout
+        /// The TLS handshake failed (`https://` to a plain-HTTP port, an untrusted certificate).
+        case tlsFailure
+        /// The server closed the connection before a complete response.
+        case connectionClosed
+        /// Another failure of the network or the connection.
+        case network
+        /// The NTP server sent a Kiss-o'-Death (`RATE`, `DENY`, `RSTR`, …).
+        case kissOfDeath
+        /// The HTTP server answered `429` or `503`: it asks to be asked later.
+        case rateLimited
+        /// The NTP server says its own clock is not synchronized.
+        case unsynchronized
+        /// Two different replies came to one NTP request: someone on the path answered too.
+        case conflictingReplies
+        /// The samples contradict each other: no majority agrees on an offset.
+        case noMajority
+        /// The server answered, but without a usable time (a missing or malformed header, a cached
+        /// or replayed response, a malformed NTP reply).
+        case invalidResponse
+        /// Anything else.
+        case failed
+    }
+
+    /// What kind of failure, for scripts.
+    var kind: Kind
+    /// What happened, in words.
+    var message: String
+    /// What to do about it.
+    var help: String
+    /// The URL a query was about, for `--json`.
+    var url: String?
+
+    var description: String { message }
+
+    /// 64 (`EX_USAGE`) for a usage error, 1 for any other failure.
+    var exitCode: ExitCode { kind == .invalidArgument ? .validationFailure : .failure }
+
+    /// The usage error of a flag or argument.
+    static func invalidArgument(_ message: String, help: String) -> CommandFailure {
+        CommandFailure(kind: .invalidArgument, message: message, help: help)
+    }
+
+    /// The JSON of a failure.
+    struct JSON: Encodable {
+        /// What happened, in words (the same text the human output prints).
+        var error: String
+        /// One of ``Kind``'s names.
+        var errorType: String
+        /// What to do about it.
+        var help: String
+        /// The URL queried, for `timesync query`.
+        var url: String?
+    }
+
+    /// Prints the failure: one line of JSON on stdout, or `Error:` and `Help:` lines on stderr.
+    func report(json: Bool) {
+        if json {
+            let object = JSON(error: message, errorType: kind.rawValue, help: help, url: url)
+            print((try? compactJSON(object)) ?? #"{"errorType":"failed"}"#)
+        } else {
+            FileHandle.standardError.write(Data("Error: \(message)\nHelp: \(help)\n".utf8))
+        }
+    }
+}
+
+extension CommandFailure {
+    /// The failure a library error means for the user of the CLI.
+    /// - Parameters:
+    ///   - error: What a library threw.
+    ///   - server: The server it was about (`host:port`), for the message; `nil` when there is none.
+    /// - Returns: The failure, with a message and what to do.
+    static func from(_ error: any Error, server: String? = nil) -> CommandFailure {
+        let at = server.map { " \($0)" } ?? ""
+        switch error {
+        case let failure as CommandFailure:
+            return failure
+        case let error as NTPClientError:
+            return ntpClient(error, at: at)
+        case let error as NTPReplyError:
+            return ntpReply(error, at: at)
+        case let error as SampleConsensusError:
+            return CommandFailure(
+                kind: .noMajority, message: "the samples of\(at) contradict each other: \(error)",
+                help: "Query again; if it persists, the server steps its clock or someone tampers with its replies.")
+        case let error as HTTPTransportError:
+            return httpTransport(error)
+        case let error as HTTPTimeError:
+            return httpTime(error, at: at)
+        case let error as NTPServerError where error == .addressInUse:
+            return addressInUse(protocol: "UDP", host: error.host, port: error.port, message: error.description)
+        case let error as HTTPServerError:
+            return httpServer(error)
+        case let error as TimeSynchronizerError:
+            return .invalidArgument("\(error)", help: "Give each source once.")
+        default:
+            return CommandFailure(
+                kind: .failed, message: "\(error)", help: "Run with --log-level debug where the command has it, or report the message.")
+        }
+    }
+
+    private static func ntpClient(_ error: NTPClientError, at: String) -> CommandFailure {
+        switch error {
+        case .invalidServerAddress:
+            return .invalidArgument("\(error)", help: "Give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300 (port 1-65535).")
+        case .timeout:
+            return CommandFailure(
+                kind: .timeout, message: "\(error)",
+                help: "Check the host and port, that a firewall lets UDP through both ways, or raise --timeout.")
+        case .unreachable:
+            return CommandFailure(
+                kind: .refused, message: "nothing listens on\(at): its host answered that the UDP port is closed (ICMP port unreachable)",
+                help: "Check the port (NTP's is 123), or start an NTP server there (timesync serve --ntp HOST:PORT).")
+        case .dnsFailure, .noAddresses:
+            return CommandFailure(kind: .dnsFailure, message: "\(error)", help: "Check the host name, and that this machine's DNS works.")
+        default:
+            return CommandFailure(kind: .unreachable, message: "\(error)", help: "Check the address and this machine's network connection.")
+        }
+    }
+
+    private static func ntpReply(_ error: NTPReplyError, at: String) -> CommandFailure {
+        switch error {
+        case .kissOfDeath:
+            let code = error.kissCode.map { "\($0)" } ?? "?"
+            return CommandFailure(
+                kind: .kissOfDeath, message: "\(at.isEmpty ? "the server" : String(at.dropFirst())) sent a \(error)",
+                help: code == "RATE"
+                    ? "Query this server less often, as it asks."
+                    : "This server refuses to serve this client (\(code)): use another server.")
+        case .unsynchronized:
+            return CommandFailure(
+                kind: .unsynchronized, message: "\(error)",
+                help: "Use another server: this one does not vouch for its clock (on a timesync server, --local-stratum N does).")
+        case .conflictingReplies:
+            return CommandFailure(
+                kind: .conflictingReplies, message: "\(error)",
+                help: "Query again from another network; if it persists, someone on the path answers for the server.")
+        default:
+            return CommandFailure(
+                kind: .invalidResponse, message: "the reply of\(at) is not usable: \(error)",
+                help: "Check that the port serves NTP.")
+        }
+    }
+
+    private static func httpTransport(_ error: HTTPTransportError) -> CommandFailure {
+        switch error {
+        case .refused:
+            return CommandFailure(
+                kind: .refused, message: "\(error)",
+                help: "Check the URL's port, or start the server (timesync serve --http HOST:PORT serves /time).")
+        case .dnsFailure:
+            return CommandFailure(kind: .dnsFailure, message: "\(error)", help: "Check the host name, and that this machine's DNS works.")
+        case .tlsFailure:
+            return CommandFailure(
+                kind: .tlsFailure, message: "\(error)",
+                help: "For a plain-HTTP server use http://; otherwise check the host name and the server's certificate.")
+        case .connectionClosed:
+            return CommandFailure(
+                kind: .connectionClosed, message: "\(error)", help: "Check that the port serves HTTP, and the scheme (http:// or https://).")
+        case .unreachable:
+            return CommandFailure(kind: .unreachable, message: "\(error)", help: "Check the address and this machine's network connection.")
+        default:
+            return CommandFailure(kind: .network, message: "\(error)", help: "Check the address and this machine's network connection.")
+        }
+    }
+
+    private static func httpTime(_ error: HTTPTimeError, at: String) -> CommandFailure {
+        switch error {
+        case .invalidURL, .invalidArgument:
+            return .invalidArgument("\(error)", help: "Give http://HOST[:PORT][/PATH] or https://….")
+        case .timeout:
+            return CommandFailure(
+                kind: .timeout, message: "\(error)", help: "Check that the server answers HTTP at that URL, or raise --timeout.")
+        case .retryLater:
+            return CommandFailure(
+                kind: .rateLimited, message: "\(error)", help: "Wait as long as the server asks (its Retry-After) before querying it again.")
+        case .inconsistentSamples:
+            return CommandFailure(
+                kind: .noMajority, message: "\(error)",
+                help: "Query again; if it persists, the server steps its clock or its responses are replayed.")
+        default:
+            return CommandFailure(
+                kind: .invalidResponse, message: "the response of\(at) has no usable time: \(error)",
+                help: "Check that the URL is a page of the server itself (not a cache); any server's Date header will do (--date-only).")
+        }
+    }
+
+    private static func httpServer(_ error: HTTPServerError) -> CommandFailure {
+        switch error {
+        case .addressInUse:
+            return addressInUse(protocol: "TCP", host: error.host, port: error.port, message: error.description)
+        case .permissionDenied:
+            return CommandFailure(
+                kind: .permissionDenied, message: "\(error)",
+                help: "Choose a port above 1023, or give the process the right to bind it (CAP_NET_BIND_SERVICE).")
+        default:
+            return CommandFailure(
+                kind: .addressNotAvailable, message: "\(error)",
+                help: "Give an address of this host, or 0.0.0.0 (every IPv4 interface) or :: (every interface).")
+        }
+    }
+
+    private static func addressInUse(protocol name: String, host: String, port: Int, message: String) -> CommandFailure {
+        let listing = name == "UDP" ? "ss -lunp" : "ss -ltnp"
+        return CommandFailure(
+            kind: .addressInUse, message: message,
+            help: "Stop the process that serves \(name) port \(port) (\(listing) 'sport = :\(port)' names it), or choose another port.")
+    }
+}
