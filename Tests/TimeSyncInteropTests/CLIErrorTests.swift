@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+import TimeSync
+import TimeSyncNTP
+import TimeSyncTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What the `timesync` executable says when something goes wrong: usage errors exit 64 and name the
+/// flag and the value, runtime failures exit 1 and name the server and the reason, and every failure
+/// says what to do; with `--json` a failure is one JSON object on stdout with a stable `errorType`.
+@Suite(.enabled(if: Interop.timesyncBinary() != nil || Interop.required))
+struct CLIErrorTests {
+    static func run(_ arguments: [String], timeout: Duration = .seconds(30)) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let binary = try #require(Interop.timesyncBinary(), "build the timesync executable first")
+        return try await ChildProcess.run(binary, arguments, timeout: timeout)
+    }
+
+    /// The one JSON object a failure prints on stdout under `--json`.
+    static func failureObject(_ stdout: String) throws -> [String: Any] {
+        let lines = stdout.split(separator: "\n")
+        #expect(lines.count == 1, "one JSON line expected: \(stdout)")
+        let line = try #require(lines.first, "no output")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+    }
+
+    /// Usage errors, each with the words its message must contain (the flag, the value, the reason).
+    static let usageErrors: [([String], [String])] = [
+        (["query", "--timeout", "-1", "ntp://127.0.0.1"], ["--timeout -1", "more than 0"]),
+        (["query", "--samples", "-3", "ntp://127.0.0.1"], ["--samples -3", "1 to 64"]),
+        (["query", "--samples", "0", "http://127.0.0.1/"], ["--samples 0", "1 to 64"]),
+        (["query", "ntp://127.0.0.1:99999"], ["ntp://127.0.0.1:99999", "port 99999", "1–65535"]),
+        (["query", "ntp://"], ["'ntp://'", "no host"]),
+        (["query", "ftp://127.0.0.1/"], ["ftp://127.0.0.1/", "ntp://, http:// or https://"]),
+        (["query", "--date-only", "ntp://127.0.0.1"], ["--date-only", "http(s)"]),
+        (["serve", "--http", "127.0.0.1"], ["--http '127.0.0.1'", "no port"]),
+        (["serve", "--ntp", "127.0.0.1:70000"], ["--ntp '127.0.0.1:70000'", "port 70000"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--threads", "-2"], ["--threads -2", "1 to 256"]),
+        (["watch", "--timeout", "0", "ntp://127.0.0.1"], ["--timeout 0", "more than 0"]),
+        (["watch", "ntp://127.0.0.1:0"], ["ntp://127.0.0.1:0", "port 0"]),
+    ]
+
+    @Test("a usage error exits 64 and names the flag, the value and the reason", arguments: usageErrors)
+    func usageErrorText(_ arguments: [String], _ words: [String]) async throws {
+        let result = try await Self.run(arguments)
+        #expect(result.status == 64, "\(arguments): \(result)")
+        #expect(result.stdout.isEmpty, "\(result.stdout)")
+        for word in words { #expect(result.stderr.contains(word), "'\(word)' missing from: \(result.stderr)") }
+        #expect(!result.stderr.contains("Missing value"), "\(result.stderr)")
+    }
+
+    /// `serve` has no `--json`: it logs.
+    @Test(
+        "under --json a usage error is a JSON object with errorType invalidArgument, and exits 64",
+        arguments: usageErrors.filter { $0.0[0] != "serve" })
+    func usageErrorJSON(_ arguments: [String], _ words: [String]) async throws {
+        let result = try await Self.run(arguments + ["--json"])
+        #expect(result.status == 64, "\(arguments): \(result)")
+        let object = try Self.failureObject(result.stdout)
+        #expect(object["errorType"] as? String == "invalidArgument")
+        let error = try #require(object["error"] as? String)
+        for word in words { #expect(error.contains(word), "'\(word)' missing from: \(error)") }
+        #expect((object["help"] as? String)?.contains("--help") == true, "\(object)")
+    }
+
+    @Test("the same source twice is a usage error, without the usage text")
+    func duplicateSources() async throws {
+        let port = try await freeUDPPort()
+        let result = try await Self.run(["watch", "--duration", "1", "ntp://127.0.0.1:\(port)", "ntp://127.0.0.1:\(port)"])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains("two sources are named 127.0.0.1:\(port)"), "\(result.stderr)")
+        #expect(result.stderr.contains("Help: Give each source once."), "\(result.stderr)")
+        #expect(!result.stderr.contains("Usage:"), "\(result.stderr)")
+    }
+
+    @Test("a refused HTTP connection names the server and the reason, and says what to do")
+    func refusedHTTP() async throws {
+        let port = try freeLoopbackPort()
+        let url = "http://127.0.0.1:\(port)/"
+        let text = try await Self.run(["query", url, "--samples", "1"])
+        #expect(text.status == 1, "\(text)")
+        #expect(text.stderr.contains("127.0.0.1:\(port) refused the connection"), "\(text.stderr)")
+        #expect(text.stderr.contains("Help: Check the URL's port"), "\(text.stderr)")
+        #expect(!text.stderr.contains("errno"), "\(text.stderr)")
+
+        let json = try await Self.run(["query", url, "--samples", "1", "--json"])
+        #expect(json.status == 1, "\(json)")
+        let object = try Self.failureObject(json.stdout)
+        #expect(object["errorType"] as? String == "refused")
+        #expect(object["url"] as? String == url)
+        #expect((object["error"] as? String)?.contains("127.0.0.1:\(port)") == true, "\(object)")
+    }
+
+    @Test("an NTP port nothing listens on is refused, with the port")
+    func refusedNTP() async throws {
+        let port = try await freeUDPPort()
+        let json = try await Self.run(["query", "ntp://127.0.0.1:\(port)", "--json"])
+        #expect(json.status == 1, "\(json)")
+        let object = try Self.failureObject(json.stdout)
+        #expect(object["errorType"] as? String == "refused")
+        #expect((object["error"] as? String)?.contains("127.0.0.1:\(port)") == true, "\(object)")
+        #expect((object["help"] as? String)?.isEmpty == false)
+    }
+
+    @Test("a Kiss-o'-Death DENY is kissOfDeath, with its code")
+    func kissOfDeath() async throws {
+        let kissing = try await FakeNTPServer.start { request in
+            var kiss = goodReply(to: request)
+            kiss.stratum = 0
+            kiss.referenceID = NTPReferenceID(ascii: "DENY")!
+            return [kiss.encoded()]
+        }
+        defer { Task { await kissing.close() } }
+        let json = try await Self.run(["query", "ntp://127.0.0.1:\(kissing.address.port!)", "--samples", "1", "--json"])
+        #expect(json.status == 1, "\(json)")
+        let object = try Self.failureObject(json.stdout)
+        #expect(object["errorType"] as? String == "kissOfDeath")
+        #expect((object["error"] as? String)?.contains("DENY") == true, "\(object)")
+        #expect((object["help"] as? String)?.contains("another server") == true, "\(object)")
+    }
+
+    @Test("serve on a TCP port in use names the port and says what to do")
+    func httpPortInUse() async throws {
+        let listener = try LoopbackListener()
+        defer { listener.close() }
+        let result = try await Self.run(["serve", "--http", "127.0.0.1:\(listener.port)"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("TCP port \(listener.port) on 127.0.0.1 is already in use"), "\(result.stderr)")
+        #expect(result.stderr.contains("Help: Stop the process that serves TCP port \(listener.port)"), "\(result.stderr)")
+        #expect(!result.stderr.contains("bind(descriptor"), "\(result.stderr)")
+    }
+
+    @Test("a timesync server: https:// to its plain port is tlsFailure; the text lines give samples and delay as --help says")
+    func againstAServer() async throws {
+        let binary = try #require(Interop.timesyncBinary())
+        let httpPort = try freeLoopbackPort()
+        let ntpPort = try await freeUDPPort()
+        let server = try ChildProcess(
+            binary, ["serve", "--http", "127.0.0.1:\(httpPort)", "--ntp", "127.0.0.1:\(ntpPort)", "--local-stratum", "10", "--log-level", "error"])
+        defer { server.stop() }
+        #expect(try await server.wait(timeout: .seconds(20)) { isListening(port: httpPort) }, "\(server.stderr)")
+
+        let tls = try await Self.run(["query", "https://127.0.0.1:\(httpPort)/time", "--samples", "1", "--json"])
+        #expect(tls.status == 1, "\(tls)")
+        let object = try Self.failureObject(tls.stdout)
+        #expect(object["errorType"] as? String == "tlsFailure")
+        #expect((object["error"] as? String)?.contains("TLS handshake with 127.0.0.1:\(httpPort)") == true, "\(object)")
+        #expect((object["help"] as? String)?.contains("http://") == true, "\(object)")
+        #expect(!tls.stdout.contains("BoringSSL") && !tls.stderr.contains("BoringSSL"), "\(tls)")
+
+        // `--samples 4` is four samples with either header.
+        let date = try await Self.run(["query", "http://127.0.0.1:\(httpPort)/time", "--samples", "4", "--date-only"])
+        #expect(date.status == 0, "\(date)")
+        #expect(date.stdout.contains(" date 4 samples 4 requests delay "), "\(date.stdout)")
+        let header = try await Self.run(["query", "http://127.0.0.1:\(httpPort)/time", "--samples", "4"])
+        #expect(header.status == 0, "\(header)")
+        #expect(header.stdout.contains(" header 4 samples 5 requests delay "), "\(header.stdout)")
+
+        // The NTP line: server, address, stratum, leap, then the samples and the delay.
+        let ntp = try await Self.run(["query", "ntp://127.0.0.1:\(ntpPort)", "--samples", "2"])
+        #expect(ntp.status == 0, "\(ntp)")
+        #expect(ntp.stdout.contains(" 127.0.0.1:\(ntpPort) 127.0.0.1 s10 "), "\(ntp.stdout)")
+        #expect(ntp.stdout.contains(" 2 samples delay "), "\(ntp.stdout)")
+    }
+}
+
+/// A TCP socket listening on 127.0.0.1 on a port the kernel picks (never accepting), closed by
+/// ``close()``.
+final class LoopbackListener {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        let named = bound == 0 && listen(fd, 8) == 0
+            && withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+            } == 0
+        guard named else {
+            Self.close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        descriptor = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() { Self.close(descriptor) }
+
+    private static func close(_ descriptor: Int32) {
+        #if canImport(Glibc)
+        _ = Glibc.close(descriptor)
+        #else
+        _ = Darwin.close(descriptor)
+        #endif
+    }
+}

@@ -1,0 +1,34 @@
+import Testing
+import TimeSyncNTP
+
+/// `NTPServerAddress(validating:)`: what ``init(parsing:)`` accepts, and the reason for the rest.
+struct NTPServerAddressTests {
+    @Test(
+        "a bad address is invalidServerAddress, quoting the text and saying why",
+        arguments: [
+            ("ntp://127.0.0.1:99999", "the port 99999 is outside 1–65535"), ("ntp://", "no host"), ("", "no host"),
+            ("ntp://:123", "no host"), ("ntp://host:abc", "the port 'abc' is not a number"),
+            ("ntp://[::1", "'[' has no ']'"), ("ntp://[::1]x", "expected ':PORT' after ']'"),
+            ("ntp://host/path", "no path"), ("ntp://127.0.0.1:0", "the port 0 is outside 1–65535"),
+        ])
+    func reason(_ text: String, _ reason: String) {
+        #expect(NTPServerAddress(parsing: text) == nil)
+        do {
+            _ = try NTPServerAddress(validating: text)
+            Issue.record("'\(text)' was accepted")
+        } catch {
+            #expect(error == .invalidServerAddress)
+            #expect(error.description.hasPrefix("invalid NTP server address: '\(text)': "), "\(error)")
+            #expect(error.description.contains(reason), "\(error)")
+        }
+    }
+
+    @Test("a good address parses the same both ways, and prints host:port")
+    func good() throws {
+        for (text, description) in [("ntp://[::1]:12300", "[::1]:12300"), ("pool.ntp.org", "pool.ntp.org:123"), ("ntp://10.0.0.1:9/", "10.0.0.1:9")] {
+            let address = try NTPServerAddress(validating: text)
+            #expect(NTPServerAddress(parsing: text) == address)
+            #expect(address.description == description)
+        }
+    }
+}
