@@ -111,7 +111,7 @@ TOOLS = [
     ("htpdate", "`htpdate -q` (defaults)"),
     ("htpdate-bisection", "htpdate's bisection value (its `-dd` `offset:` line)"),
     ("timesync", "`timesync query --date-only` (defaults)"),
-    ("timesync-4", "`timesync query --date-only --samples 3` (htpdate's request budget)"),
+    ("timesync-4", "`timesync query --date-only --samples 4` (htpdate's request budget: 4 requests)"),
 ]
 
 

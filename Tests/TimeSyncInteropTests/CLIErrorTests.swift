@@ -67,6 +67,18 @@ struct CLIErrorTests {
         #expect((object["help"] as? String)?.contains("--help") == true, "\(object)")
     }
 
+    @Test("the README's CLI section lists every errorType the CLI can print")
+    func readmeListsEveryErrorType() throws {
+        let root = Interop.packageRoot
+        let source = try String(contentsOf: root.appendingPathComponent("Sources/timesync/CommandFailure.swift"), encoding: .utf8)
+        let kinds = try #require(source.components(separatedBy: "enum Kind").dropFirst().first?.components(separatedBy: "\n    }\n").first)
+        let names = kinds.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("case ") }
+            .map { String($0.dropFirst("case ".count)) }
+        #expect(names.count >= 15 && names.contains("invalidArgument") && names.contains("addressInUse"), "\(names)")
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        for name in names { #expect(readme.contains("| `\(name)` |"), "the README's errorType table lacks \(name)") }
+    }
+
     @Test("the same source twice is a usage error, without the usage text")
     func duplicateSources() async throws {
         let port = try await freeUDPPort()
