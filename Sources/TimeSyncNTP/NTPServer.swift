@@ -221,14 +221,14 @@ public final class NTPServer: Service, Sendable {
                 failure = NTPServerError(.addressInUse, host: configuration.host, port: port)
             }
             logger.error("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(port)"), "error": .string("\(failure)")])
-            await binding.fail(failure)
+            binding.fail(failure)
             throw failure
         }
         let address = channels[0].localAddress!
         // Read before announcing the address, so whoever waits on it sees every later read.
         let clockState = configuration.policySource == .kernel ? kernelClock.clockState() : nil
         let policy = configuration.advertisedPolicy(clockState: clockState)
-        await binding.succeed(address)
+        binding.succeed(address)
         logger.info("NTP server listening", metadata: [
             "address": .string("\(address.endpoint)"), "stratum": .string("\(policy.stratum)"),
             "leap": .string("\(policy.leap)"), "rootDispersion": .string("\(policy.rootDispersion)"),
@@ -488,21 +488,19 @@ final class NTPServerHandler: ChannelInboundHandler {
 }
 
 /// Lets callers wait for the server's bound address.
-actor BindingWaiter {
-    private var result: Result<SocketAddress, any Error>?
-    private var waiters: [CheckedContinuation<SocketAddress, any Error>] = []
+final class BindingWaiter: Sendable {
+    private let result = Locked<Result<SocketAddress, any Error>?>(nil)
+    private let waiters = Waiters()
 
     func succeed(_ address: SocketAddress) { complete(.success(address)) }
     func fail(_ error: any Error) { complete(.failure(error)) }
 
-    private func complete(_ result: Result<SocketAddress, any Error>) {
-        self.result = result
-        for waiter in waiters { waiter.resume(with: result) }
-        waiters = []
+    private func complete(_ outcome: Result<SocketAddress, any Error>) {
+        result.withLock { $0 = outcome }
+        waiters.wakeAll()
     }
 
     func wait() async throws -> SocketAddress {
-        if let result { return try result.get() }
-        return try await withCheckedThrowingContinuation { waiters.append($0) }
+        try await waiters.wait { result.withLock { $0 } }.get()
     }
 }

@@ -70,6 +70,25 @@ public struct WallClockPair: Sendable, Hashable {
         self.uncertainty = max(0, uncertainty)
     }
 
+    /// A pair read with no uncertainty: for conversions that need no bound (a wall-clock time to
+    /// schedule on, a device time to convert).
+    public init(monotonic: MonotonicInstant, wall: UnixTime) {
+        self.init(monotonic: monotonic, wall: wall, uncertainty: 0)
+    }
+
+    /// wall − monotonic, in nanoseconds: what carries an instant from one clock to the other.
+    public var wallMinusMonotonic: Int64 { wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds) }
+
+    /// The wall-clock time at a monotonic instant, as long as nobody sets the wall clock.
+    public func wall(at instant: MonotonicInstant) -> UnixTime {
+        UnixTime(nanoseconds: instant.nanoseconds.saturatingAdd(wallMinusMonotonic))
+    }
+
+    /// The monotonic instant at a wall-clock time, as long as nobody sets the wall clock.
+    public func monotonic(at time: UnixTime) -> MonotonicInstant {
+        MonotonicInstant(nanoseconds: time.nanoseconds.saturatingSubtract(wallMinusMonotonic))
+    }
+
     /// Converts bounds on θ = server − monotonic time, valid at ``monotonic``, to bounds on server −
     /// wall clock, widened by ``uncertainty``.
     /// - Parameters:
