@@ -3,33 +3,33 @@
 ///
 /// ``ServerClock`` keeps one behind its lock, publishes ``Change/published`` to its readers and sends
 /// ``Change/events`` to its subscribers.
-struct CalibrationState: Sendable {
+package struct CalibrationState: Sendable {
     /// What a change asks the clock to do.
-    struct Change: Sendable {
+    package struct Change: Sendable {
         /// Events to emit, in order.
-        var events: [ServerClockEvent] = []
+        package var events: [ServerClockEvent] = []
         /// A new model for readers, when it changed.
-        var published: PublishedModel?
+        package var published: PublishedModel?
     }
 
     /// The estimator a reset returns to.
-    let initialEstimator: any OffsetEstimator
+    package let initialEstimator: any OffsetEstimator
     /// Sources that must agree for ``SynchronizationStatus/synchronized``.
-    let minimumAgreeingSources: Int
+    package let minimumAgreeingSources: Int
     /// A move of the estimate beyond this (nanoseconds) is an ``ServerClockEvent/offsetChanged(by:)``.
-    let offsetChangeThreshold: UInt64
+    package let offsetChangeThreshold: UInt64
 
     /// Fresh samples only (and the history of sources that confirmed it by answering).
-    private(set) var estimator: any OffsetEstimator
-    private(set) var calibration: Calibration?
-    private(set) var status: SynchronizationStatus = .unsynchronized
+    package private(set) var estimator: any OffsetEstimator
+    package private(set) var calibration: Calibration?
+    package private(set) var status: SynchronizationStatus = .unsynchronized
     /// Whether ``calibration`` was restored from a store, with no fresh outcome since.
-    private(set) var isRestored = false
+    package private(set) var isRestored = false
     /// Restored samples per source, waiting for the source to answer: then they are offered to the
     /// estimator as history (taken only where they agree with what the source says now).
-    private(set) var history: [String: [OffsetSample]] = [:]
+    package private(set) var history: [String: [OffsetSample]] = [:]
 
-    init(estimator: any OffsetEstimator, minimumAgreeingSources: Int, offsetChangeThreshold: Duration) {
+    package init(estimator: any OffsetEstimator, minimumAgreeingSources: Int, offsetChangeThreshold: Duration) {
         initialEstimator = estimator
         self.estimator = estimator
         self.minimumAgreeingSources = max(1, minimumAgreeingSources)
@@ -37,18 +37,18 @@ struct CalibrationState: Sendable {
     }
 
     /// The samples to save: the estimator's, and the restored history not yet confirmed.
-    var persistedSamples: [OffsetSample] {
+    package var persistedSamples: [OffsetSample] {
         estimator.samples + history.keys.sorted().flatMap { history[$0]! }
     }
 
     /// The estimate of θ at an instant (0 without a calibration), for the persistence schedule.
-    func estimate(at monotonic: MonotonicInstant) -> Int64 {
+    package func estimate(at monotonic: MonotonicInstant) -> Int64 {
         calibration?.offset(at: monotonic).estimate ?? 0
     }
 
     /// Takes a fresh sample. The first sample of a source whose samples were restored offers them to
     /// the estimator as history.
-    mutating func add(_ sample: OffsetSample, at monotonic: MonotonicInstant) -> Change {
+    package mutating func add(_ sample: OffsetSample, at monotonic: MonotonicInstant) -> Change {
         apply(at: monotonic) { state in
             var outcome = state.estimator.add(sample)
             if let history = state.history.removeValue(forKey: sample.source), let merged = state.estimator.addHistory(history) {
@@ -59,7 +59,7 @@ struct CalibrationState: Sendable {
     }
 
     /// Forgets a source.
-    mutating func removeSource(_ source: String, at monotonic: MonotonicInstant) -> Change {
+    package mutating func removeSource(_ source: String, at monotonic: MonotonicInstant) -> Change {
         apply(at: monotonic) { state in
             state.history[source] = nil
             return state.estimator.removeSource(source)
@@ -67,7 +67,7 @@ struct CalibrationState: Sendable {
     }
 
     /// Forgets everything: back to the initial estimator, unsynchronized.
-    mutating func reset() -> Change {
+    package mutating func reset() -> Change {
         var change = Change(published: .unsynchronized)
         if status != .unsynchronized { change.events.append(.statusChanged(from: status, to: .unsynchronized)) }
         estimator = initialEstimator
@@ -81,7 +81,7 @@ struct CalibrationState: Sendable {
     /// Takes samples restored from a store. They are computed apart from the estimator, which takes
     /// only fresh samples: what was stored can never outvote what the sources say now. They are kept
     /// as each source's history until it answers.
-    mutating func restore(_ samples: [OffsetSample]) -> Change {
+    package mutating func restore(_ samples: [OffsetSample]) -> Change {
         var replay = initialEstimator
         let result = replay.restore(samples)
         for sample in replay.samples { history[sample.source, default: []].append(sample) }
@@ -138,7 +138,7 @@ struct CalibrationState: Sendable {
 extension PublishedModel {
     /// The reading this model gives at a monotonic instant; for a model with a calibration (any
     /// status but unsynchronized).
-    func reading(at monotonic: MonotonicInstant) -> ClockReading {
+    package func reading(at monotonic: MonotonicInstant) -> ClockReading {
         let (estimate, bounds) = model.offset(at: monotonic)
         return ClockReading(
             serverTime: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(estimate)),

@@ -2,20 +2,20 @@
 ///
 /// wall − monotonic stays put while nobody sets the wall clock (time daemons slew it by far less
 /// than the threshold); a move beyond the threshold since the last one reported is a change.
-struct WallClockMonitor: Sendable {
+package struct WallClockMonitor: Sendable {
     /// wall − monotonic at the last change reported (or at the start), in nanoseconds.
-    private(set) var reference: Int64
+    package private(set) var reference: Int64
     /// Moves up to this (nanoseconds) are not changes.
-    let threshold: UInt64
+    package let threshold: UInt64
 
-    init(wall: UnixTime, monotonic: MonotonicInstant, threshold: Duration) {
+    package init(wall: UnixTime, monotonic: MonotonicInstant, threshold: Duration) {
         reference = wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds)
         self.threshold = threshold.nanosecondsClamped.magnitude
     }
 
     /// Compares a pair of readings with the reference.
     /// - Returns: How far the wall clock moved, when beyond the threshold (the reference then moves).
-    mutating func check(wall: UnixTime, monotonic: MonotonicInstant) -> Duration? {
+    package mutating func check(wall: UnixTime, monotonic: MonotonicInstant) -> Duration? {
         let now = wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds)
         let change = now.saturatingSubtract(reference)
         guard change.magnitude > threshold else { return nil }
