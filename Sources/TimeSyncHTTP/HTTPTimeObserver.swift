@@ -1,36 +1,6 @@
 import HTTPTypes
 import TimeSync
 
-/// How a sample was obtained from a response.
-public enum HTTPTimeMethod: String, Sendable, Hashable, Codable {
-    /// From the `TimeSync-Time` header: t2 and t3 with nanosecond resolution.
-    case timeHeader = "header"
-    /// From the `Date` header: a one-second timestamp.
-    case date = "date"
-    /// From a Unix timestamp header (``HTTPTimeScheme/unixTimestamp(header:unit:)``).
-    case unixTimestamp = "timestamp"
-    /// From a custom scheme (``HTTPTimeScheme/custom(name:_:)``).
-    case custom = "custom"
-}
-
-/// Which headers a response may calibrate from.
-public enum HTTPTimeHeaderPolicy: String, Sendable, Hashable, Codable {
-    /// `TimeSync-Time` when present, else `Date`.
-    case preferTimeHeader
-    /// Only `TimeSync-Time`; a response without it is rejected.
-    case timeHeaderOnly
-    /// Only `Date`, even when `TimeSync-Time` is present.
-    case dateOnly
-}
-
-/// A sample taken from one HTTP response.
-public struct HTTPTimeObservation: Sendable, Hashable {
-    /// The sample: bounds on θ = server time − monotonic time.
-    public var sample: OffsetSample
-    /// Which header it came from.
-    public var method: HTTPTimeMethod
-}
-
 /// Turns any HTTP response into a clock sample: the passive entry point.
 ///
 /// Record the monotonic instant just before sending a request and just after its response head
