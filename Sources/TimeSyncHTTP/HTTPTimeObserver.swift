@@ -126,21 +126,8 @@ public struct HTTPTimeObserver: Sendable {
                     throw HTTPTimeError(.missingTimestamp, detail: "\(name): \(error)")
                 }
                 guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate, detail: name) }
-                let sample = try Self.sample { () throws(SampleError) -> OffsetSample in
-                    if let processing = reading.processingTime {
-                        try OffsetSample.stamped(
-                            source: source, serverTime: reading.serverTime, processingTime: processing,
-                            requestSent: requestSent, responseReceived: responseReceived, serverUncertainty: reading.resolution)
-                    } else if reading.resolution > .zero {
-                        try OffsetSample.timestamp(
-                            source: source, serverTime: reading.serverTime, resolution: reading.resolution,
-                            requestSent: requestSent, responseReceived: responseReceived)
-                    } else {
-                        try OffsetSample.exchange(
-                            source: source, requestSent: requestSent, serverReceive: reading.serverTime,
-                            serverTransmit: reading.serverTime, responseReceived: responseReceived)
-                    }
-                }
+                let sample = try HTTPExchangeInstants(requestSent: requestSent, responseReceived: responseReceived).sample(
+                    source: source, serverTime: reading.serverTime, processingTime: reading.processingTime, resolution: reading.resolution)
                 return HTTPTimeObservation(sample: sample, method: .custom)
             }
         }
@@ -247,7 +234,7 @@ public struct HTTPTimeObserver: Sendable {
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
     ) throws(HTTPTimeError) -> HTTPTimeObservation {
         try observe(
-            status: status, headers: headers.map { (name: $0.name.rawName, value: $0.value) },
+            status: status, headers: headers.pairs,
             requestSent: requestSent, responseReceived: responseReceived, nonce: nonce)
     }
 
@@ -263,6 +250,11 @@ public struct HTTPTimeObserver: Sendable {
             }
         }
     }
+}
+
+extension HTTPFields {
+    /// The fields as name/value pairs, what ``HTTPTimeObserver`` reads.
+    package var pairs: [(name: String, value: String)] { map { (name: $0.name.rawName, value: $0.value) } }
 }
 
 extension String {
