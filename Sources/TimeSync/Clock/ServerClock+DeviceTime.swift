@@ -1,14 +1,14 @@
 extension ServerClock {
     /// The server time that corresponds to a device wall-clock time.
     public func serverTime(forDeviceTime deviceTime: UnixTime) -> UnixTime {
-        let pair = WallClockPair(monotonic: timeBase.monotonicNow(), wall: timeBase.wallNow())
+        let pair = timeBase.wallClockPair()
         return reading(at: pair.monotonic(at: deviceTime)).serverTime
     }
 
     /// The device wall-clock time that corresponds to a server time: what to hand to APIs that
     /// schedule on the device clock (local notifications, timers).
     public func deviceTime(forServerTime serverTime: UnixTime) -> UnixTime {
-        let pair = WallClockPair(monotonic: timeBase.monotonicNow(), wall: timeBase.wallNow())
+        let pair = timeBase.wallClockPair()
         return pair.wall(at: monotonicInstant(forServerTime: serverTime, now: pair.monotonic, wall: pair.wall))
     }
 

@@ -7,9 +7,9 @@ extension ServerClock {
     /// - Returns: How far the wall clock moved, when it moved more than the threshold.
     @discardableResult
     public func checkWallClock() -> Duration? {
-        let pair = WallClockPair(monotonic: timeBase.monotonicNow(), wall: timeBase.wallNow())
+        let pair = timeBase.wallClockPair()
         return state.withLock { state in
-            guard let change = state.wallClock.check(wall: pair.wall, monotonic: pair.monotonic) else { return nil }
+            guard let change = state.wallClock.check(pair) else { return nil }
             subscribers.emit(.wallClockChanged(by: change))
             return change
         }

@@ -80,8 +80,7 @@ public final class ServerClock: Clock, Sendable {
                 calibration: CalibrationState(
                     estimator: estimator, minimumAgreeingSources: configuration.minimumAgreeingSources,
                     offsetChangeThreshold: configuration.offsetChangeThreshold),
-                wallClock: WallClockMonitor(
-                    wall: timeBase.wallNow(), monotonic: timeBase.monotonicNow(), threshold: configuration.wallClockChangeThreshold)))
+                wallClock: WallClockMonitor(timeBase.wallClockPair(), threshold: configuration.wallClockChangeThreshold)))
         let subscribers = EventSubscribers<ServerClockEvent>()
         self.subscribers = subscribers
         let opened = store.flatMap {

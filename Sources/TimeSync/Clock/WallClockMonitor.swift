@@ -8,15 +8,15 @@ package struct WallClockMonitor: Sendable {
     /// Moves up to this (nanoseconds) are not changes.
     package let threshold: UInt64
 
-    package init(wall: UnixTime, monotonic: MonotonicInstant, threshold: Duration) {
-        reference = wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds)
+    package init(_ pair: WallClockPair, threshold: Duration) {
+        reference = pair.wallMinusMonotonic
         self.threshold = threshold.nanosecondsClamped.magnitude
     }
 
     /// Compares a pair of readings with the reference.
     /// - Returns: How far the wall clock moved, when beyond the threshold (the reference then moves).
-    package mutating func check(wall: UnixTime, monotonic: MonotonicInstant) -> Duration? {
-        let now = wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds)
+    package mutating func check(_ pair: WallClockPair) -> Duration? {
+        let now = pair.wallMinusMonotonic
         let change = now.saturatingSubtract(reference)
         guard change.magnitude > threshold else { return nil }
         reference = now

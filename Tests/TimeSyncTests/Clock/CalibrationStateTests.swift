@@ -80,13 +80,13 @@ import TimeSyncFixtures
 
     @Test func theWallClockMonitorReportsMovesBeyondItsThresholdOnce() {
         let start = UnixTime(seconds: 1_767_225_600)
-        var monitor = WallClockMonitor(wall: start, monotonic: Fixture.at(0), threshold: .seconds(1))
+        var monitor = WallClockMonitor(WallClockPair(monotonic: Fixture.at(0), wall: start), threshold: .seconds(1))
         // A slew-sized drift is not a change.
-        #expect(monitor.check(wall: start.advanced(by: .milliseconds(10_500)), monotonic: Fixture.at(10)) == nil)
+        #expect(monitor.check(WallClockPair(monotonic: Fixture.at(10), wall: start.advanced(by: .milliseconds(10_500)))) == nil)
         // A user moving the clock an hour ahead is, once.
-        #expect(monitor.check(wall: start.advanced(by: .seconds(3620)), monotonic: Fixture.at(20)) == .seconds(3600) - .milliseconds(0))
-        #expect(monitor.check(wall: start.advanced(by: .seconds(3630)), monotonic: Fixture.at(30)) == nil)
+        #expect(monitor.check(WallClockPair(monotonic: Fixture.at(20), wall: start.advanced(by: .seconds(3620)))) == .seconds(3600))
+        #expect(monitor.check(WallClockPair(monotonic: Fixture.at(30), wall: start.advanced(by: .seconds(3630)))) == nil)
         // And back.
-        #expect(monitor.check(wall: start.advanced(by: .seconds(40)), monotonic: Fixture.at(40)) == .seconds(-3600))
+        #expect(monitor.check(WallClockPair(monotonic: Fixture.at(40), wall: start.advanced(by: .seconds(40)))) == .seconds(-3600))
     }
 }
