@@ -44,7 +44,7 @@ public struct Calibration: Sendable, Hashable, Codable {
         guard SampleLimits.monotonicInstants.contains(time.nanoseconds) else {
             throw DecodingError.dataCorruptedError(forKey: .time, in: container, debugDescription: "anchor out of range")
         }
-        guard rate.maxMagnitude <= EstimatorConfiguration.maximumDrift else {
+        guard rate.maxMagnitude <= EstimatorConfiguration.driftLimit else {
             throw DecodingError.dataCorruptedError(forKey: .rate, in: container, debugDescription: "rate beyond the drift cap")
         }
         self.init(

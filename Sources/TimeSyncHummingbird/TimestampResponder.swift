@@ -4,7 +4,7 @@ import TimeSync
 import TimeSyncHTTP
 
 /// Stamps every response of a whole responder (a built router) with the `TimeSync-Time` header — the
-/// same header as ``TimeStampMiddleware``, from outside the router: t2 before routing, t3 after
+/// same header as ``TimestampMiddleware``, from outside the router: t2 before routing, t3 after
 /// everything, and none of the cost of Hummingbird's middleware chain (`docs/BENCHMARKS.md` §3
 /// measures both forms). The `Date` header names t3's second, from the same clock reading.
 ///
@@ -16,12 +16,12 @@ import TimeSyncHTTP
 ///
 /// In Hummingbird's `Application` the `TimeSync-Time` header is the same, but the `Date` header is
 /// the application's cached one (see ``TimeSyncApplication``).
-public struct TimeStampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped.Context: RequestContext {
+public struct TimestampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped.Context: RequestContext {
     /// The request context: the wrapped responder's.
     public typealias Context = Wrapped.Context
     /// The responder whose responses are stamped.
     public let wrapped: Wrapped
-    private let stamper: TimeStamper
+    private let stamper: Timestamper
 
     /// Wraps a responder.
     /// - Parameters:
@@ -30,7 +30,7 @@ public struct TimeStampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wr
     ///   - uncertainty: This server's own clock error bound, if known.
     public init(_ wrapped: Wrapped, timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil) {
         self.wrapped = wrapped
-        self.stamper = TimeStamper(timeBase: timeBase, uncertainty: uncertainty)
+        self.stamper = Timestamper(timeBase: timeBase, uncertainty: uncertainty)
     }
 
     /// Stamps t2, lets the wrapped responder answer (an `HTTPResponseError` becomes its response),

@@ -14,7 +14,7 @@ import TimeSyncHTTP
 /// Add it first (outermost) so t2 is taken as early and t3 as late as the router allows; every
 /// route then calibrates clients passively, errors included. A `TimeSync-Nonce` request header
 /// that is a valid RFC 9651 string of at most 64 characters is echoed.
-public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
+public struct TimestampMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The clocks; the wall clock stamps t2 and t3.
     public let timeBase: any TimeBase
     /// How far this server's clock may be off true time, sent as the `u` member; `nil` omits it.
@@ -42,28 +42,28 @@ public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        try await TimeStamper(timeBase: timeBase, uncertainty: uncertainty).respond(to: request, context: context) {
+        try await Timestamper(timeBase: timeBase, uncertainty: uncertainty).respond(to: request, context: context) {
             try await next(request, context)
         }
     }
 }
 
 extension HTTPResponderBuilder where Responder.Context: RequestContext {
-    /// This router (or other builder) with every response stamped by a ``TimeStampResponder``: pass it
+    /// This router (or other builder) with every response stamped by a ``TimestampResponder``: pass it
     /// to `Application(router:)`.
     /// - Parameters:
     ///   - timeBase: The clocks (the server's wall clock is the time it serves).
     ///   - uncertainty: This server's own clock error bound, if known.
     public func timeStamped(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil)
-        -> TimeStampResponderBuilder<Self>
+        -> TimestampResponderBuilder<Self>
     {
-        TimeStampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty)
+        TimestampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty)
     }
 }
 
 /// The stamping both forms share: t2, the answer (errors included), t3, the nonce echo, the header
 /// and the `Date` of t3's second.
-struct TimeStamper: Sendable {
+struct Timestamper: Sendable {
     let timeBase: any TimeBase
     let uncertainty: Duration?
 
@@ -97,7 +97,7 @@ struct TimeStamper: Sendable {
 }
 
 extension HTTPField.Name {
-    /// `TimeSync-Time`, the response header of ``TimeStampMiddleware``.
+    /// `TimeSync-Time`, the response header of ``TimestampMiddleware``.
     public static let timeSyncTime = Self(HTTPTimeHeader.name)!
     /// `TimeSync-Nonce`, the request header a client's nonce travels in.
     public static let timeSyncNonce = Self(HTTPTimeHeader.nonceName)!
