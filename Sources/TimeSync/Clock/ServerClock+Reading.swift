@@ -48,7 +48,7 @@ extension ServerClock {
 
     /// The samples held as suspects: each contradicts its source's other samples and waits for a
     /// second one to confirm a step.
-    public var suspectSamples: [OffsetSample] { state.withLock { $0.calibration.estimator.suspectSamples } }
+    package var suspectSamples: [OffsetSample] { state.withLock { $0.calibration.estimator.suspectSamples } }
 
     /// The current calibration, if any (the last good one while sources disagree).
     public var calibration: Calibration? { state.withLock { $0.calibration.calibration } }

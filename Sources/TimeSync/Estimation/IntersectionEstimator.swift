@@ -146,7 +146,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// Sources whose newest sample fell more than the timeout behind the newest of all.
-    public func lostSources() -> [String] {
+    package func lostSources() -> [String] {
         guard let newest = fits.values.map(\.time).max() else { return [] }
         let timeout = configuration.sourceTimeout.nanosecondsClamped
         return fits.values.filter { newest.nanoseconds.saturatingSubtract($0.time.nanoseconds) > timeout }.map(\.source).sorted()

@@ -1,5 +1,5 @@
 /// The verdict on a datagram an NTP server received.
-public enum NTPServerCheck: Sendable, Hashable {
+package enum NTPServerCheck: Sendable, Hashable {
     /// A client request to answer.
     case answer(NTPPacket)
     /// Not answered, and why.

@@ -8,14 +8,14 @@ public enum NTPServerResponder {
     public static var maximumRequestSize: Int { 2048 }
 
     /// Checks a request; returns the decoded request or why it is dropped.
-    public static func check(_ bytes: some Collection<UInt8>) -> NTPServerCheck {
+    package static func check(_ bytes: some Collection<UInt8>) -> NTPServerCheck {
         guard bytes.count <= maximumRequestSize else { return .drop(.oversize) }
         guard let request = try? NTPPacket(decoding: bytes) else { return .drop(.malformed) }
         return check(request)
     }
 
     /// The same verdict on a datagram in raw memory (a socket buffer), on the specialized decoder.
-    public static func check(_ bytes: UnsafeRawBufferPointer) -> NTPServerCheck {
+    package static func check(_ bytes: UnsafeRawBufferPointer) -> NTPServerCheck {
         guard bytes.count <= maximumRequestSize else { return .drop(.oversize) }
         guard let request = try? NTPPacket(decoding: bytes) else { return .drop(.malformed) }
         return check(request)
@@ -34,7 +34,7 @@ public enum NTPServerResponder {
     ///   - receivedAt: The server's clock when the request arrived (T2).
     ///   - transmitAt: The server's clock as the reply leaves (T3); read it as late as possible.
     ///   - referenceTime: When the server's clock was last set (defaults to the receive time).
-    public static func reply(
+    package static func reply(
         to request: NTPPacket, policy: NTPServerPolicy, receivedAt: UnixTime, transmitAt: UnixTime,
         referenceTime: UnixTime? = nil
     ) -> NTPPacket {
@@ -56,7 +56,7 @@ public enum NTPServerResponder {
     ///   - poll: The poll exponent the client must respect from now on: for `RATE`, log2 of the
     ///     interval its limit allows (``NTPRateLimiter/minimumPoll``); by default 17 (36 hours),
     ///     for a client told to go away. Never the client's own poll echoed.
-    public static func kiss(_ code: NTPReferenceID, to request: NTPPacket, poll: Int8 = 17) -> NTPPacket {
+    package static func kiss(_ code: NTPReferenceID, to request: NTPPacket, poll: Int8 = 17) -> NTPPacket {
         NTPPacket(
             leap: .unsynchronized, version: request.version, mode: .server, stratum: 0, poll: poll,
             referenceID: code, originTimestamp: request.transmitTimestamp)

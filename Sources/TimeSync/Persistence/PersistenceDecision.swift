@@ -1,5 +1,5 @@
 /// What to do about the store after a change.
-public enum PersistenceDecision: Sendable, Hashable {
+package enum PersistenceDecision: Sendable, Hashable {
     /// Write the current state now.
     case writeNow
     /// Write at this instant (a write is already due then, or should be scheduled for then).

@@ -1,25 +1,25 @@
 /// The debouncing of ``PersistencePolicy``, sans I/O: the clock reports each change with its instant,
 /// estimate and status, and writes when told.
-public struct PersistenceSchedule: Sendable, Hashable {
+package struct PersistenceSchedule: Sendable, Hashable {
     /// The policy followed.
-    public let policy: PersistencePolicy
+    package let policy: PersistencePolicy
     /// When the last write was decided; `nil` before the first.
-    public private(set) var lastWrite: MonotonicInstant?
+    package private(set) var lastWrite: MonotonicInstant?
     /// What the last write saved.
-    public struct Written: Sendable, Hashable {
+    package struct Written: Sendable, Hashable {
         /// The estimate of θ, in nanoseconds.
-        public var estimate: Int64
+        package var estimate: Int64
         /// The clock's status.
-        public var status: SynchronizationStatus
+        package var status: SynchronizationStatus
     }
 
     /// The estimate and status written last.
-    public private(set) var written: Written?
+    package private(set) var written: Written?
     /// Whether a change waits for a deferred write.
-    public private(set) var pending = false
+    package private(set) var pending = false
 
     /// A schedule that has written nothing yet.
-    public init(policy: PersistencePolicy) {
+    package init(policy: PersistencePolicy) {
         self.policy = policy
     }
 
@@ -29,7 +29,7 @@ public struct PersistenceSchedule: Sendable, Hashable {
     ///   - estimate: The estimate of θ now, in nanoseconds.
     ///   - status: The clock's status now.
     /// - Returns: Write now, or at an instant (the caller keeps one deferred write scheduled).
-    public mutating func changed(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) -> PersistenceDecision {
+    package mutating func changed(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) -> PersistenceDecision {
         let significant: Bool
         if let written {
             significant = written.status != status
@@ -49,7 +49,7 @@ public struct PersistenceSchedule: Sendable, Hashable {
     }
 
     /// The deferred write's instant came: whether to write (a change is pending), and records it.
-    public mutating func deferredWriteDue(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) -> Bool {
+    package mutating func deferredWriteDue(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) -> Bool {
         guard pending else { return false }
         pending = false
         lastWrite = now
@@ -58,7 +58,7 @@ public struct PersistenceSchedule: Sendable, Hashable {
     }
 
     /// A write made outside the schedule (``ServerClock/flush()``).
-    public mutating func flushed(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) {
+    package mutating func flushed(at now: MonotonicInstant, estimate: Int64, status: SynchronizationStatus) {
         pending = false
         lastWrite = now
         written = Written(estimate: estimate, status: status)
