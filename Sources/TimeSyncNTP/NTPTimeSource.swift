@@ -47,7 +47,7 @@ public struct NTPTimeSource: TimeSource {
         }
     }
 
-    public func pollOutcome(for error: any Error) -> NTPPollOutcome {
+    public func pollOutcome(for error: any Error) -> PollOutcome {
         if let error = error as? NTPReplyError, error == .kissOfDeath {
             return .kiss((error.kissCode ?? NTPReferenceID(rawValue: 0)).kissAction)
         }
