@@ -4,52 +4,6 @@ import NIOPosix
 import ServiceLifecycle
 import TimeSync
 
-/// The settings of an ``NTPPoolSource``.
-public struct NTPPoolConfiguration: Sendable, Hashable {
-    /// The servers to use: host names (every A and AAAA record is a candidate) or IP literals.
-    /// Default: ``NTPServerAddress/defaultPool``.
-    public var servers: [NTPServerAddress]
-    /// The most addresses polled at once, over all servers (default 8).
-    public var maximumSources: Int
-    /// The most addresses taken from one host name (default 4).
-    public var addressesPerHost: Int
-    /// Burst and poll intervals of each address.
-    public var policy: PollPolicy
-    /// How long to wait for each reply (default 2 s).
-    public var timeout: Duration
-    /// The limits replies must meet.
-    public var limits: NTPReplyLimits
-
-    /// Creates a configuration.
-    public init(
-        servers: [NTPServerAddress] = NTPServerAddress.defaultPool, maximumSources: Int = 8, addressesPerHost: Int = 4,
-        policy: PollPolicy = .init(), timeout: Duration = .seconds(2), limits: NTPReplyLimits = .init()
-    ) {
-        self.servers = servers
-        self.maximumSources = max(1, maximumSources)
-        self.addressesPerHost = max(1, addressesPerHost)
-        self.policy = policy
-        self.timeout = timeout
-        self.limits = limits
-    }
-}
-
-/// What an ``NTPPoolSource`` did, for logs, metrics and tests.
-public enum NTPPoolEvent: Sendable, Hashable {
-    /// A server name resolved; these addresses (IP text) are now polled.
-    case resolved(server: NTPServerAddress, addresses: [String])
-    /// A server name did not resolve; it is retried after `retryIn`.
-    case resolutionFailed(server: NTPServerAddress, error: String, retryIn: Duration)
-    /// A reply became a sample and was fed to the clock.
-    case sample(OffsetSample)
-    /// An exchange failed (timeout, network error, rejected reply); the source is polled again after
-    /// `retryIn`. The clock is unchanged.
-    case failed(source: String, error: String, retryIn: Duration)
-    /// A Kiss-o'-Death: `RATE` lengthens the poll interval (`retryIn`); `DENY` and `RSTR` stop the
-    /// source (`retryIn` is `nil`) and remove it from the clock.
-    case kissOfDeath(source: String, code: NTPReferenceID, retryIn: Duration?)
-}
-
 /// Keeps a `ServerClock` calibrated from NTP servers: resolves every configured name to all its
 /// IPv4 and IPv6 addresses and polls each address as the core's `SynchronizerCore` directs (the same
 /// poll loop a `TimeSynchronizer` runs: an initial burst, then backoff; Kiss-o'-Death codes obeyed; a
@@ -193,57 +147,5 @@ public struct NTPPoolSource: Service {
                 guard let error = error as? NTPReplyError, error == .kissOfDeath else { return .failure }
                 return .kiss((error.kissCode ?? NTPReferenceID(rawValue: 0)).kissAction)
             })
-    }
-}
-
-/// How the polling of each address ended, for the task that resolved its name.
-final class AddressEnds: Sendable {
-    private let ended = Locked<[String: PollAction]>([:])
-    private let waiters = Waiters()
-
-    /// The address's polling ended with `action` (`.resolve`: it went silent; `.demobilize`: it said
-    /// `DENY` or `RSTR`).
-    func end(_ source: String, with action: PollAction) {
-        ended.withLock { $0[source] = action }
-        waiters.wakeAll()
-    }
-
-    /// Waits until the polling of every one of `sources` has ended.
-    /// - Returns: How each ended, or `nil` when the task was cancelled first.
-    func wait(for sources: [String]) async -> [PollAction]? {
-        let ended = self.ended
-        let actions = try? await waiters.wait {
-            ended.withLock { ended -> [PollAction]? in
-                let actions = sources.compactMap { ended[$0] }
-                guard actions.count == sources.count else { return nil }
-                for source in sources { ended[source] = nil }
-                return actions
-            }
-        }
-        return actions
-    }
-}
-
-/// The addresses being polled, so two names resolving to one server poll it once, and the pool
-/// stays within its size.
-actor AddressRegistry {
-    private let capacity: Int
-    private var active: Set<SocketAddress> = []
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    func claim(_ addresses: [SocketAddress], upTo limit: Int) -> [SocketAddress] {
-        var claimed: [SocketAddress] = []
-        for address in addresses where claimed.count < limit && active.count < capacity && !active.contains(address) {
-            active.insert(address)
-            claimed.append(address)
-        }
-        return claimed
-    }
-
-    func release(_ addresses: [SocketAddress]) {
-        for address in addresses { active.remove(address) }
     }
 }
