@@ -19,7 +19,7 @@ let package = Package(
         .executableTarget(name: "ntp-load", dependencies: ["CBatchSocket"], path: "Tools/ntp-load"),
         // sendmmsg/recvmmsg, which Glibc's Swift module leaves out.
         .target(name: "CBatchSocket", path: "Tools/CBatchSocket"),
-        // The HTTP middleware benchmark's server: one JSON route, with or without TimeStampMiddleware.
+        // The HTTP middleware benchmark's server: one JSON route, with or without TimestampMiddleware.
         .executableTarget(
             name: "http-bench-server",
             dependencies: [

@@ -122,7 +122,7 @@ public struct HTTPTimeSource: Sendable {
             }
             return result
         }
-        let headers = head.headers.map { (name: $0.name, value: $0.value) }
+        let headers = head.headers
         let hasTimeHeader = head.headers.contains(name: HTTPTimeHeader.name)
         let status = Int(head.status.code)
         if let retryLater = HTTPTimeError.retryLater(status: status, headers: headers, wallNow: timeBase.wallNow()) {

@@ -1,36 +1,6 @@
 import HTTPTypes
 import TimeSync
 
-/// How a sample was obtained from a response.
-public enum HTTPTimeMethod: String, Sendable, Hashable, Codable {
-    /// From the `TimeSync-Time` header: t2 and t3 with nanosecond resolution.
-    case timeHeader = "header"
-    /// From the `Date` header: a one-second timestamp.
-    case date = "date"
-    /// From a Unix timestamp header (``HTTPTimeScheme/unixTimestamp(header:unit:)``).
-    case unixTimestamp = "timestamp"
-    /// From a custom scheme (``HTTPTimeScheme/custom(name:_:)``).
-    case custom = "custom"
-}
-
-/// Which headers a response may calibrate from.
-public enum HTTPTimeHeaderPolicy: String, Sendable, Hashable, Codable {
-    /// `TimeSync-Time` when present, else `Date`.
-    case preferTimeHeader
-    /// Only `TimeSync-Time`; a response without it is rejected.
-    case timeHeaderOnly
-    /// Only `Date`, even when `TimeSync-Time` is present.
-    case dateOnly
-}
-
-/// A sample taken from one HTTP response.
-public struct HTTPTimeObservation: Sendable, Hashable {
-    /// The sample: bounds on θ = server time − monotonic time.
-    public var sample: OffsetSample
-    /// Which header it came from.
-    public var method: HTTPTimeMethod
-}
-
 /// Turns any HTTP response into a clock sample: the passive entry point.
 ///
 /// Record the monotonic instant just before sending a request and just after its response head
@@ -156,21 +126,8 @@ public struct HTTPTimeObserver: Sendable {
                     throw HTTPTimeError(.missingTimestamp, detail: "\(name): \(error)")
                 }
                 guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate, detail: name) }
-                let sample = try Self.sample { () throws(SampleError) -> OffsetSample in
-                    if let processing = reading.processingTime {
-                        try OffsetSample.stamped(
-                            source: source, serverTime: reading.serverTime, processingTime: processing,
-                            requestSent: requestSent, responseReceived: responseReceived, serverUncertainty: reading.resolution)
-                    } else if reading.resolution > .zero {
-                        try OffsetSample.timestamp(
-                            source: source, serverTime: reading.serverTime, resolution: reading.resolution,
-                            requestSent: requestSent, responseReceived: responseReceived)
-                    } else {
-                        try OffsetSample.exchange(
-                            source: source, requestSent: requestSent, serverReceive: reading.serverTime,
-                            serverTransmit: reading.serverTime, responseReceived: responseReceived)
-                    }
-                }
+                let sample = try HTTPExchangeInstants(requestSent: requestSent, responseReceived: responseReceived).sample(
+                    source: source, serverTime: reading.serverTime, processingTime: reading.processingTime, resolution: reading.resolution)
                 return HTTPTimeObservation(sample: sample, method: .custom)
             }
         }
@@ -277,7 +234,7 @@ public struct HTTPTimeObserver: Sendable {
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
     ) throws(HTTPTimeError) -> HTTPTimeObservation {
         try observe(
-            status: status, headers: headers.map { (name: $0.name.rawName, value: $0.value) },
+            status: status, headers: headers.pairs,
             requestSent: requestSent, responseReceived: responseReceived, nonce: nonce)
     }
 
@@ -293,6 +250,11 @@ public struct HTTPTimeObserver: Sendable {
             }
         }
     }
+}
+
+extension HTTPFields {
+    /// The fields as name/value pairs, what ``HTTPTimeObserver`` reads.
+    package var pairs: [(name: String, value: String)] { map { (name: $0.name.rawName, value: $0.value) } }
 }
 
 extension String {

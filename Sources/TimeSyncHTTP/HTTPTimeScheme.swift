@@ -1,46 +1,5 @@
 import TimeSync
 
-/// The unit of a Unix timestamp header.
-public enum UnixTimestampUnit: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Whole seconds since 1970 (`1732390000`).
-    case seconds
-    /// Milliseconds since 1970 (`1732390000123`), the usual `Response-Timestamp`.
-    case milliseconds
-    /// Microseconds since 1970.
-    case microseconds
-    /// Nanoseconds since 1970.
-    case nanoseconds
-
-    /// One unit, in nanoseconds.
-    var nanoseconds: Int64 {
-        switch self {
-        case .seconds: 1_000_000_000
-        case .milliseconds: 1_000_000
-        case .microseconds: 1_000
-        case .nanoseconds: 1
-        }
-    }
-}
-
-/// What a custom scheme read from a response: the server's time and how exactly it is known.
-public struct HTTPServerTimeReading: Sendable, Hashable {
-    /// The server's time as it answered (as late as it could read it).
-    public var serverTime: UnixTime
-    /// The timestamp's resolution: the server's time lies in `serverTime ..< serverTime + resolution`.
-    /// Zero for an exact time.
-    public var resolution: Duration
-    /// How long the server spent on the request before `serverTime`, when it says so: the sample is
-    /// then an exchange (t2 = `serverTime` − this, t3 = `serverTime`), far tighter than the round trip.
-    public var processingTime: Duration?
-
-    /// Creates a reading.
-    public init(serverTime: UnixTime, resolution: Duration = .zero, processingTime: Duration? = nil) {
-        self.serverTime = serverTime
-        self.resolution = resolution
-        self.processingTime = processingTime
-    }
-}
-
 /// Where a response says what time the server had: which header, in which convention.
 ///
 /// An ``HTTPTimeObserver`` tries its schemes in order and uses the first the response carries; a

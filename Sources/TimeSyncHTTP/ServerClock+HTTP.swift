@@ -50,7 +50,7 @@ extension ServerClock {
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
     ) throws(HTTPTimeError) -> HTTPTimeObservation {
         try observe(
-            observer, status: status, headers: headers.map { (name: $0.name.rawName, value: $0.value) },
+            observer, status: status, headers: headers.pairs,
             requestSent: requestSent, responseReceived: responseReceived, nonce: nonce)
     }
 }

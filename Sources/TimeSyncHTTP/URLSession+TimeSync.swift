@@ -29,10 +29,7 @@ extension URLSession {
         let (data, response) = try await self.data(for: request)
         let responseReceived = observer.timeBase.monotonicNow()
         guard let http = response as? HTTPURLResponse else { throw HTTPTimeError(.invalidURL, detail: "not an HTTP response") }
-        let headers: [(name: String, value: String)] = http.allHeaderFields.compactMap { key, value in
-            guard let name = key as? String, let value = value as? String else { return nil }
-            return (name: name, value: value)
-        }
+        let headers = http.headerPairs
         let observation: Result<HTTPTimeObservation, HTTPTimeError>
         do {
             observation = .success(
@@ -43,6 +40,16 @@ extension URLSession {
             observation = .failure(error)
         }
         return (data, http, observation)
+    }
+}
+
+extension HTTPURLResponse {
+    /// The header fields as name/value pairs, what ``HTTPTimeObserver`` reads.
+    package var headerPairs: [(name: String, value: String)] {
+        allHeaderFields.compactMap { key, value in
+            guard let name = key as? String, let value = value as? String else { return nil }
+            return (name: name, value: value)
+        }
     }
 }
 #endif

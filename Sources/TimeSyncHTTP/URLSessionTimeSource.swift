@@ -5,52 +5,6 @@ import FoundationNetworking
 #endif
 import TimeSync
 
-/// When a request left and its response arrived, on the monotonic clock: what any sample of the
-/// exchange needs.
-public struct HTTPExchangeInstants: Sendable, Hashable {
-    /// Just before the request was sent (t1).
-    public var requestSent: MonotonicInstant
-    /// Just after the response arrived (t4).
-    public var responseReceived: MonotonicInstant
-
-    /// Creates the pair.
-    public init(requestSent: MonotonicInstant, responseReceived: MonotonicInstant) {
-        self.requestSent = requestSent
-        self.responseReceived = responseReceived
-    }
-
-    /// A sample from the server time (and, when it says, its processing time) your API returns in
-    /// its body, such as `{"serverTime": 1732390000123, "processingMs": 4}`.
-    /// - Parameters:
-    ///   - source: The source name.
-    ///   - serverTime: The server's time as it answered (read as late as it could).
-    ///   - processingTime: How long it worked on the request before `serverTime`; `nil` when it does
-    ///     not say (the bounds then span the whole round trip).
-    ///   - resolution: The resolution of `serverTime` (a millisecond for a millisecond timestamp).
-    /// - Throws: ``HTTPTimeError/inconsistentTimestamps`` for values no honest exchange could give.
-    public func sample(
-        source: String, serverTime: UnixTime, processingTime: Duration? = nil, resolution: Duration = .zero
-    ) throws(HTTPTimeError) -> OffsetSample {
-        do {
-            if let processingTime {
-                return try OffsetSample.stamped(
-                    source: source, serverTime: serverTime, processingTime: processingTime, requestSent: requestSent,
-                    responseReceived: responseReceived, serverUncertainty: resolution)
-            }
-            if resolution > .zero {
-                return try OffsetSample.timestamp(
-                    source: source, serverTime: serverTime, resolution: resolution, requestSent: requestSent,
-                    responseReceived: responseReceived)
-            }
-            return try OffsetSample.exchange(
-                source: source, requestSent: requestSent, serverReceive: serverTime, serverTransmit: serverTime,
-                responseReceived: responseReceived)
-        } catch {
-            throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
-        }
-    }
-}
-
 extension URLSession {
     /// Loads a request and records when it left and when its response arrived (the monotonic
     /// instants a sample needs), for APIs that return their time in the body.
@@ -120,12 +74,8 @@ public struct URLSessionTimeSource: TimeSource {
         var request = URLRequest(url: url)
         request.timeoutInterval = max(0.001, timeout.secondsValue)
         let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer)
-        let headers: [(name: String, value: String)] = response.allHeaderFields.compactMap { key, value in
-            guard let name = key as? String, let value = value as? String else { return nil }
-            return (name: name, value: value)
-        }
         if let error = HTTPTimeError.retryLater(
-            status: response.statusCode, headers: headers, wallNow: observer.timeBase.wallNow())
+            status: response.statusCode, headers: response.headerPairs, wallNow: observer.timeBase.wallNow())
         {
             throw error
         }

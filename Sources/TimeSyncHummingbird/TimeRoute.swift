@@ -5,7 +5,7 @@ import TimeSync
 extension Router {
     /// Adds the `/time` endpoint: a tiny `GET` answered with `Cache-Control: no-store` and the
     /// server's time as decimal seconds since the epoch in a `text/plain` body. The time clients
-    /// calibrate from is in the `TimeSync-Time` header added by ``TimeStampMiddleware``.
+    /// calibrate from is in the `TimeSync-Time` header added by ``TimestampMiddleware``.
     /// - Parameters:
     ///   - path: The route's path; `/time` by default.
     ///   - timeBase: The clocks; the wall clock is written to the body.
@@ -26,8 +26,8 @@ extension Router {
 }
 
 /// The TimeSync HTTP time server: a Hummingbird application serving `/time` with every response
-/// stamped (by ``TimeStampResponder`` around the router; ``router(timeBase:uncertainty:)`` gives the
-/// ``TimeStampMiddleware`` form for apps that build their own application).
+/// stamped (by ``TimestampResponder`` around the router; ``router(timeBase:uncertainty:)`` gives the
+/// ``TimestampMiddleware`` form for apps that build their own application).
 public enum TimeSyncHTTPServer {
     /// A router with the middleware (outermost) and the `/time` route.
     /// - Parameters:
@@ -38,13 +38,13 @@ public enum TimeSyncHTTPServer {
         -> Router<BasicRequestContext>
     {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: TimeStampMiddleware(timeBase: timeBase, uncertainty: uncertainty))
+        router.add(middleware: TimestampMiddleware(timeBase: timeBase, uncertainty: uncertainty))
         router.addTimeRoute(timeBase: timeBase)
         return router
     }
 
     /// The application: a ServiceLifecycle `Service` listening on `host:port`, `/time` served and every
-    /// response stamped by a ``TimeStampResponder`` (no middleware chain), run as a
+    /// response stamped by a ``TimestampResponder`` (no middleware chain), run as a
     /// ``TimeSyncApplication`` so that each response's `Date` is its t3's second.
     /// - Parameters:
     ///   - host: The address to bind.

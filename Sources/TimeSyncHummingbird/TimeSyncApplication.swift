@@ -13,7 +13,7 @@ import TimeSync
 /// that is not aligned to the second, so the header lags the clock by up to two seconds and
 /// disagrees with the `TimeSync-Time` header's t3 about half the time. A `Date` is a time sample too
 /// (browsers, `htpdate`, `timesync query --date-only` read it), so this application keeps the `Date`
-/// its responder set — ``TimeStampResponder`` and ``TimeStampMiddleware`` set it from the very clock
+/// its responder set — ``TimestampResponder`` and ``TimestampMiddleware`` set it from the very clock
 /// reading that is t3 — and gives a response without one the second of a fresh reading of
 /// ``timeBase``. Everything else (the server, the request context, the services, the `Server`
 /// header, errors) is `Application`'s.
@@ -54,7 +54,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
 
     /// Creates an application around a responder.
     /// - Parameters:
-    ///   - responder: Answers requests (a ``TimeStampResponder`` sets the `Date` header from t3).
+    ///   - responder: Answers requests (a ``TimestampResponder`` sets the `Date` header from t3).
     ///   - server: The child channel setup: HTTP/1 within the default ``HTTPConnectionLimits``
     ///     (header and idle timeouts, connection caps) unless given.
     ///   - configuration: The address, server name and connection settings.

@@ -7,21 +7,17 @@ import TimeSync
 /// (``jumpWall(by:)``), as when a user changes the device's time. ``reboot(bootSessionID:monotonic:)`` starts a
 /// new boot session.
 public final class ManualTimeBase: TimeBase {
-    private struct Sleeper: Sendable {
-        var deadline: MonotonicInstant
-        var continuation: CheckedContinuation<Void, any Error>
-    }
-
     private struct State: Sendable {
         var monotonic: MonotonicInstant
         var wall: UnixTime
         var bootSessionID: String?
-        var sleepers: [UInt64: Sleeper] = [:]
-        var cancelled: Set<UInt64> = []
+        /// The deadline of each sleeping task; ``advance(by:)`` removes those it reaches.
+        var sleepers: [UInt64: MonotonicInstant] = [:]
         var nextID: UInt64 = 0
     }
 
     private let state: Locked<State>
+    private let waiters = Waiters()
 
     /// Creates a time base.
     /// - Parameters:
@@ -48,18 +44,17 @@ public final class ManualTimeBase: TimeBase {
 
     /// The earliest deadline a task sleeps until, or `nil` when none sleeps: advance to it to run a
     /// simulation from one wake-up to the next.
-    public var nextWakeup: MonotonicInstant? { state.withLock { $0.sleepers.values.map(\.deadline).min() } }
+    public var nextWakeup: MonotonicInstant? { state.withLock { $0.sleepers.values.min() } }
 
     /// Moves both clocks forward and wakes the sleepers whose deadline has come.
     public func advance(by duration: Duration) {
-        let woken: [CheckedContinuation<Void, any Error>] = state.withLock { state in
+        state.withLock { state in
             state.monotonic = state.monotonic.advanced(by: duration)
             state.wall = state.wall.advanced(by: duration)
-            let due = state.sleepers.filter { $0.value.deadline <= state.monotonic }
-            for id in due.keys { state.sleepers[id] = nil }
-            return due.sorted { $0.value.deadline < $1.value.deadline }.map(\.value.continuation)
+            let now = state.monotonic
+            state.sleepers = state.sleepers.filter { $0.value > now }
         }
-        for continuation in woken { continuation.resume() }
+        waiters.wakeAll()
     }
 
     /// The device sleeps for `duration`: the monotonic clock (which counts through sleep) and the wall
@@ -80,35 +75,17 @@ public final class ManualTimeBase: TimeBase {
     }
 
     public func sleep(until deadline: MonotonicInstant) async throws {
-        let id: UInt64 = state.withLock {
-            $0.nextID += 1
-            return $0.nextID
+        try Task.checkCancellation()
+        let id: UInt64? = state.withLock { state in
+            guard deadline > state.monotonic else { return nil }
+            state.nextID += 1
+            state.sleepers[state.nextID] = deadline
+            return state.nextID
         }
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let immediate: (any Error)?? = state.withLock { state in
-                    if state.cancelled.remove(id) != nil { return .some(CancellationError()) }
-                    if deadline <= state.monotonic { return .some(nil) }
-                    state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
-                    return .none
-                }
-                switch immediate {
-                case .some(.some(let error)): continuation.resume(throwing: error)
-                case .some(.none): continuation.resume()
-                case .none: break
-                }
-            }
-        } onCancel: {
-            let sleeper: Sleeper? = state.withLock { state in
-                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
-                    state.cancelled.insert(id)
-                    return nil
-                }
-                return sleeper
-            }
-            sleeper?.continuation.resume(throwing: CancellationError())
-        }
-        state.withLock { _ = $0.cancelled.remove(id) }
+        guard let id else { return }
+        defer { state.withLock { _ = $0.sleepers.removeValue(forKey: id) } }
+        // Woken when ``advance(by:)`` has removed this sleeper.
+        try await waiters.wait { state.withLock { $0.sleepers[id] == nil } ? () : nil }
     }
 
     /// Waits (yielding to other tasks, never sleeping) until at least `count` tasks sleep on this time

@@ -4,7 +4,7 @@ import TimeSync
 import TimeSyncHummingbird
 
 /// The service behind `timesync serve --http HOST:PORT`: a Hummingbird application serving `/time`
-/// with every response stamped by `TimeStampResponder`, its `Date` header the second of the same clock
+/// with every response stamped by `TimestampResponder`, its `Date` header the second of the same clock
 /// reading as t3 (a `TimeSyncApplication`: no date cache). Run it in the command's `ServiceGroup`
 /// (next to the NTP server when `--ntp` is given).
 ///

@@ -33,7 +33,7 @@ struct DateHeaderTests {
         let router = Router(context: BasicRequestContext.self)
         switch form {
         case .middleware:
-            router.add(middleware: TimeStampMiddleware(timeBase: timeBase))
+            router.add(middleware: TimestampMiddleware(timeBase: timeBase))
             router.get("/api") { _, _ in "ok" }
             try await Self.expectDate(Application(router: router), t2: t2, t3: t3)
         case .responder:

@@ -7,7 +7,7 @@ import TimeSyncTesting
 import TimeSyncHTTP
 import TimeSyncHummingbird
 
-@Suite("TimeStampMiddleware and /time")
+@Suite("TimestampMiddleware and /time")
 struct MiddlewareTests {
     static let wall = UnixTime(seconds: 1_763_701_484, nanoseconds: 250_000_000)
 
@@ -22,7 +22,7 @@ struct MiddlewareTests {
         router.get("/api/fail") { _, _ -> String in throw HTTPError(.badRequest) }
     }
 
-    /// The two forms of stamping: ``TimeStampMiddleware`` in the router, ``TimeStampResponder`` around it.
+    /// The two forms of stamping: ``TimestampMiddleware`` in the router, ``TimestampResponder`` around it.
     enum Form: CaseIterable { case middleware, responder }
 
     func test(_ form: Form, timeBase: any TimeBase, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {

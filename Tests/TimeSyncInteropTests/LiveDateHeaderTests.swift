@@ -98,7 +98,7 @@ struct LiveDateHeaderTests {
     /// the same stamped router in both.
     @Test("Date lag over 100 requests: Application vs TimeSyncApplication")
     func dateLagFigure() async throws {
-        func router() -> TimeStampResponderBuilder<Router<BasicRequestContext>> {
+        func router() -> TimestampResponderBuilder<Router<BasicRequestContext>> {
             let router = Router(context: BasicRequestContext.self)
             router.addTimeRoute()
             return router.timeStamped()

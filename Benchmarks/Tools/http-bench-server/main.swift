@@ -1,5 +1,5 @@
 // The server of the HTTP middleware benchmark (`scripts/bench-http`): one small JSON route, `GET /api`,
-// served by Hummingbird with or without `TimeStampMiddleware` in front of it, so `wrk` can measure what
+// served by Hummingbird with or without `TimestampMiddleware` in front of it, so `wrk` can measure what
 // the middleware costs on the same route in the same build.
 //
 // Usage: http-bench-server [--middleware] [--host 127.0.0.1] [--port 0]
@@ -24,8 +24,8 @@ struct PassThroughMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// The command line: `--middleware` to add `TimeStampMiddleware`, `--responder` to wrap the router in
-/// `TimeStampResponder` instead, `--pass-through` for a middleware that does nothing; `--host`, `--port`.
+/// The command line: `--middleware` to add `TimestampMiddleware`, `--responder` to wrap the router in
+/// `TimestampResponder` instead, `--pass-through` for a middleware that does nothing; `--host`, `--port`.
 struct Options {
     var middleware = false
     var responder = false
@@ -60,7 +60,7 @@ let logger = {
 
 let router = Router(context: BasicRequestContext.self)
 if options.middleware {
-    router.add(middleware: TimeStampMiddleware())
+    router.add(middleware: TimestampMiddleware())
 } else if options.passThrough {
     router.add(middleware: PassThroughMiddleware())
 }

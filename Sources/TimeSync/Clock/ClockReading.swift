@@ -1,31 +1,5 @@
 import Foundation
 
-/// Whether a ``ServerClock`` can vouch for its time.
-public enum SynchronizationStatus: UInt8, Sendable, Hashable, Codable, CustomStringConvertible {
-    /// Never calibrated (or reset): readings are the device's wall clock, with unbounded error.
-    case unsynchronized = 0
-    /// Calibrated, and at least ``ServerClock/Configuration/minimumAgreeingSources`` sources agree,
-    /// a majority of those heard.
-    case synchronized = 1
-    /// Sources disagree and no majority agrees: the last good calibration still ages, but the clock
-    /// does not vouch for it.
-    case noMajority = 2
-    /// Calibrated, but by fewer agreeing sources than ``ServerClock/Configuration/minimumAgreeingSources``
-    /// (the first of several servers answered, the others not yet): the reading and its bounds are
-    /// usable, but one lying server could have made them. ``ClockReading/position(in:)`` answers
-    /// `.uncertain`.
-    case provisional = 3
-
-    public var description: String {
-        switch self {
-        case .unsynchronized: "unsynchronized"
-        case .synchronized: "synchronized"
-        case .noMajority: "no majority"
-        case .provisional: "provisional"
-        }
-    }
-}
-
 /// One reading of a ``ServerClock``: the estimated server time and hard bounds on it, like TrueTime's
 /// `TT.now()`.
 public struct ClockReading: Sendable, Hashable {
@@ -74,43 +48,4 @@ public struct ClockReading: Sendable, Hashable {
         if earliest >= window.lowerBound && latest < window.upperBound { return .within }
         return .uncertain
     }
-}
-
-/// Where a reading stands relative to a window of server time.
-public enum WindowPosition: String, Sendable, Hashable, Codable {
-    /// Certainly before the window opens.
-    case before
-    /// Certainly inside the window.
-    case within
-    /// Certainly after the window closed.
-    case after
-    /// The error bounds straddle an edge (or the clock is not synchronized): cannot tell.
-    case uncertain
-}
-
-/// What happens to a ``ServerClock``, as an `AsyncSequence` from ``ServerClock/events(bufferingNewest:)``.
-public enum ServerClockEvent: Sendable, Hashable {
-    /// A sample produced a calibration; the reading is taken at that moment.
-    case calibrated(ClockReading)
-    /// A recalibration moved the estimate by more than ``ServerClock/Configuration/offsetChangeThreshold``.
-    case offsetChanged(by: Duration)
-    /// The device's wall clock moved against the monotonic clock (the user or the system changed it).
-    case wallClockChanged(by: Duration)
-    /// A source stopped answering while others went on, and was dropped.
-    case sourceLost(String)
-    /// Sources disagree and no majority agrees on the time.
-    case noMajority(sources: Int, largestAgreeing: Int)
-    /// A sample was rejected; the clock is unchanged.
-    case sampleRejected(source: String, reason: String)
-    /// A stored calibration was restored at start. The clock's initializer restores before anyone can
-    /// subscribe, so a subscriber sees this only from a later restore; check ``ServerClock/isSynchronized``
-    /// after creating the clock instead.
-    case restored(Calibration)
-    /// A stored calibration was not used (another boot session, unreadable or corrupt). Sent while the
-    /// clock is created, before anyone can subscribe: the initializer's `onWarning` receives it.
-    case storeIgnored(reason: String)
-    /// Writing the store failed; the clock is unchanged and the next write tries again.
-    case storeFailed(reason: String)
-    /// The clock's status changed (for example `provisional` → `synchronized` as more sources agree).
-    case statusChanged(from: SynchronizationStatus, to: SynchronizationStatus)
 }

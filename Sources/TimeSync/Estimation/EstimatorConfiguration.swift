@@ -50,13 +50,13 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     }
 
     /// The cap on ``maxDrift`` and ``rateWander``: 1 %.
-    public static let maximumDrift = 0.01
+    public static let driftLimit = 0.01
 
-    /// A drift or wander as set: its magnitude up to ``maximumDrift``, `fallback` when not finite. A
+    /// A drift or wander as set: its magnitude up to ``driftLimit``, `fallback` when not finite. A
     /// clock off by more than 1 % is broken, not drifting; the cap also keeps rate × elapsed
     /// arithmetic far inside Int64. (Property observers do not run in an initializer: both use this.)
     private static func capped(_ value: Double, otherwise fallback: Double) -> Double {
-        value.isFinite ? min(abs(value), maximumDrift) : fallback
+        value.isFinite ? min(abs(value), driftLimit) : fallback
     }
 
     /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:serverSlew:serverSlewLimit:)``.

@@ -146,7 +146,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// Sources whose newest sample fell more than the timeout behind the newest of all.
-    public func lostSources() -> [String] {
+    package func lostSources() -> [String] {
         guard let newest = fits.values.map(\.time).max() else { return [] }
         let timeout = configuration.sourceTimeout.nanosecondsClamped
         return fits.values.filter { newest.nanoseconds.saturatingSubtract($0.time.nanoseconds) > timeout }.map(\.source).sorted()
@@ -222,22 +222,10 @@ public struct IntersectionEstimator: OffsetEstimator {
             var rate = configuration.ratePrior
             if case .measured(let measured) = measuredRate(window, configuration) { rate = measured }
             let newest = window[window.count - 1]
-            var core = newest.offset(at: newest.time, rate: rate)
-            var firstKept = window.count - 1
-            for index in stride(from: window.count - 2, through: 0, by: -1) {
-                guard let common = core.intersection(window[index].offset(at: newest.time, rate: rate)) else { break }
-                core = common
-                firstKept = index
-            }
+            let (core, firstKept) = CarriedIntersection.newestAgreeing(window, at: newest.time, rate: rate)
             if firstKept == 0 {
-                let slew = configuration.slewAllowance
-                var bounds = newest.offset(at: newest.time, rate: rate)
-                for sample in window.dropLast() {
-                    let carried = sample.offset(at: newest.time, rate: rate)
-                        .widened(by: slew.widening(over: newest.time.nanoseconds.saturatingSubtract(sample.time.nanoseconds)))
-                    // Each carried interval holds the steady one, so the intersection holds `core`.
-                    bounds = bounds.intersection(carried) ?? bounds
-                }
+                // Each interval carried with the allowance holds the steady one: all agree again.
+                let bounds = CarriedIntersection.newestAgreeing(window, at: newest.time, rate: rate, slew: configuration.slewAllowance).bounds
                 return SourceFit(source: newest.source, time: newest.time, bounds: bounds, core: core, rate: rate)
             }
             // Older samples contradict newer ones (the server stepped its clock): drop them and refit.

@@ -16,7 +16,7 @@ public struct DateRefinement: Sendable, Hashable {
     public let resolution: Int64
     /// The largest frequency error the local monotonic clock may have, dimensionless.
     public let maxDrift: Double
-    /// The samples combined so far, oldest first.
+    /// The samples combined so far, by time.
     public private(set) var samples: [OffsetSample] = []
     /// The intersection of every sample, carried to ``time``; `nil` before the first sample.
     public private(set) var bounds: OffsetInterval?
@@ -39,31 +39,16 @@ public struct DateRefinement: Sendable, Hashable {
     /// - Parameter sample: A `Date` sample (``OffsetSample/timestamp(source:serverTime:resolution:requestSent:responseReceived:)``).
     /// - Throws: ``SampleError/emptyInterval`` when the sample contradicts the bounds so far (a cached
     ///   or replayed response, or the server stepped its clock); the refinement is left unchanged.
-    /// - Complexity: O(1).
+    /// - Complexity: O(n) for n samples so far (a refinement takes a handful).
     public mutating func add(_ sample: OffsetSample) throws(SampleError) {
-        let drift = RateInterval.symmetric(maxDrift)
-        let fresh = sample.offset(at: sample.time, rate: drift)
-        let combined: OffsetInterval
-        let newTime: MonotonicInstant
-        if let bounds, let time {
-            if sample.time >= time {
-                let carried = drift.age(bounds, by: Double(sample.time.nanoseconds.saturatingSubtract(time.nanoseconds)))
-                guard let common = carried.intersection(fresh) else { throw SampleError.emptyInterval }
-                combined = common
-                newTime = sample.time
-            } else {
-                let carried = sample.offset(at: time, rate: drift)
-                guard let common = bounds.intersection(carried) else { throw SampleError.emptyInterval }
-                combined = common
-                newTime = time
-            }
-        } else {
-            combined = fresh
-            newTime = sample.time
-        }
-        bounds = combined
-        time = newTime
-        samples.append(sample)
+        var combined = samples
+        combined.insert(sample, at: combined.firstIndex { $0.time > sample.time } ?? combined.endIndex)
+        let newest = combined[combined.count - 1].time
+        let (intersection, oldest) = CarriedIntersection.newestAgreeing(combined, at: newest, rate: .symmetric(maxDrift))
+        guard oldest == 0 else { throw SampleError.emptyInterval }
+        bounds = intersection
+        time = newest
+        samples = combined
         lowestDelay = min(lowestDelay ?? .max, sample.delay)
     }
 

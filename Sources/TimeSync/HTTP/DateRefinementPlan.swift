@@ -1,29 +1,3 @@
-/// What a ``DateRefinementPlan`` asks its transport to do next.
-public enum DateRefinementAction: Sendable, Hashable {
-    /// Send a request to source `source` (an index into the sources planned for) at `at` — sleep
-    /// until then if it is later than now — and report the sample it gives with
-    /// ``DateRefinementPlan/handle(_:from:)`` or its failure with ``DateRefinementPlan/handleFailure(from:)``.
-    case send(source: Int, at: MonotonicInstant)
-    /// The refinement is over: read ``DateRefinementPlan/chosenSource`` and
-    /// ``DateRefinementPlan/samples``.
-    case finish
-}
-
-/// Why a ``DateRefinementPlan`` cannot start.
-public enum DateRefinementPlanError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// No source to measure.
-    case noSources
-    /// The request budget does not cover one probe of each source.
-    case budgetTooSmall(requests: Int, probes: Int)
-
-    public var description: String {
-        switch self {
-        case .noSources: "no sources"
-        case .budgetTooSmall(let requests, let probes): "request budget too small for the probes: \(requests) < \(probes)"
-        }
-    }
-}
-
 /// Measuring servers you do not control from their one-second `Date` header, sans I/O: which server
 /// to ask, and when, so the bounds shrink well below a second.
 ///

@@ -5,11 +5,11 @@ import Synchronization
 #endif
 
 /// What ``ServerClock`` publishes for its readers: the synchronization status and the offset model.
-struct PublishedModel: Sendable, Equatable {
-    var status: SynchronizationStatus
-    var model: OffsetModel
+package struct PublishedModel: Sendable, Equatable {
+    package var status: SynchronizationStatus
+    package var model: OffsetModel
     /// Whether the model comes only from a restored store: no source has answered since launch.
-    var restored = false
+    package var restored = false
 
     /// The status byte as stored for readers: the status's raw value, with ``restoredFlag`` set for a
     /// restored model (so `now`'s byte comparison with unsynchronized, which is never restored, holds).
@@ -17,7 +17,7 @@ struct PublishedModel: Sendable, Equatable {
     /// The bit of the status byte that marks a restored model.
     static let restoredFlag: UInt8 = 0x80
 
-    static let unsynchronized = PublishedModel(
+    package static let unsynchronized = PublishedModel(
         status: .unsynchronized,
         model: OffsetModel(time: MonotonicInstant(nanoseconds: 0), offset: OffsetInterval(exactly: 0), estimate: 0, rate: .symmetric(0)))
 }

@@ -158,43 +158,6 @@ public struct NTPPacket: Sendable, Hashable {
     }
 }
 
-/// An NTPv4 extension field (RFC 7822), kept opaque.
-public struct NTPExtensionField: Sendable, Hashable {
-    /// The field type.
-    public var type: UInt16
-    /// The value, including any padding; the wire length is `value.count + 4`.
-    public var value: [UInt8]
-
-    /// Creates an extension field.
-    public init(type: UInt16, value: [UInt8]) {
-        self.type = type
-        self.value = value
-    }
-}
-
-/// Why bytes could not be decoded as an NTP packet.
-public struct NTPPacketError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case truncated, malformedExtensionField
-    }
-
-    let code: Code
-
-    init(_ code: Code) { self.code = code }
-
-    /// Fewer than the 48 bytes of the header.
-    public static let truncated = NTPPacketError(.truncated)
-    /// The extension area after the header does not parse.
-    public static let malformedExtensionField = NTPPacketError(.malformedExtensionField)
-
-    public var description: String {
-        switch code {
-        case .truncated: "NTP packet shorter than the 48-byte header"
-        case .malformedExtensionField: "malformed NTP extension field or trailer"
-        }
-    }
-}
-
 /// Reads big-endian integers from bytes, returning `nil` past the end (never trapping).
 struct NTPByteReader {
     private let bytes: [UInt8]

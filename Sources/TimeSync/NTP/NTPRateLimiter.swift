@@ -94,7 +94,7 @@ public struct NTPRateLimiter<Client: NTPRateLimitedClient>: Sendable {
     private let bucketCount: UInt64
     private let seed: UInt64
     /// Entries in use.
-    public private(set) var trackedClients = 0
+    package private(set) var trackedClients = 0
     /// Clients forgotten to make room for others.
     public private(set) var evictions = 0
 

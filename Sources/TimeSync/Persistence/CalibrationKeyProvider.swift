@@ -17,39 +17,6 @@ public protocol CalibrationKeyProvider: Sendable {
     func key() throws -> [UInt8]
 }
 
-/// Why a calibration key could not be had.
-public struct CalibrationKeyError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong, for a log line.
-    public var reason: String
-
-    /// Creates an error.
-    public init(_ reason: String) {
-        self.reason = reason
-    }
-
-    public var description: String { "calibration key: \(reason)" }
-}
-
-/// The platform's place for the key: the Keychain on Apple platforms
-/// (`KeychainCalibrationKeyProvider`), a private file on Linux (``FileCalibrationKeyProvider`` at
-/// ``FileCalibrationKeyProvider/defaultURL``).
-///
-/// On Linux the key file is only as safe as the user account: anyone who can read the account's
-/// files can forge a store. That is weaker than the Keychain, and still stops a store copied from
-/// elsewhere or edited by someone without access to the key file.
-public struct SystemCalibrationKeyProvider: CalibrationKeyProvider {
-    /// Creates the platform's provider.
-    public init() {}
-
-    public func key() throws -> [UInt8] {
-        #if canImport(Security)
-        try KeychainCalibrationKeyProvider().key()
-        #else
-        try FileCalibrationKeyProvider(url: FileCalibrationKeyProvider.defaultURL).key()
-        #endif
-    }
-}
-
 extension CalibrationKeyProvider {
     /// The key's required minimum length: 32 bytes, as long as SHA-256's output.
     public static var minimumKeyLength: Int { 32 }

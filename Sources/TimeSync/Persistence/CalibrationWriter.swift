@@ -4,11 +4,12 @@ final class CalibrationWriter: Sendable {
     private struct Queue: Sendable {
         var pending: (sequence: UInt64, snapshot: PersistedCalibration)?
         var draining = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     let store: any CalibrationStore
     private let queue = Locked(Queue())
+    /// Tasks waiting for the queue to drain.
+    private let waiters = Waiters()
     /// The sequence number of the newest snapshot written (or attempted); held while writing, so
     /// that writes are serialized.
     private let written = Locked<UInt64>(0)
@@ -38,15 +39,15 @@ final class CalibrationWriter: Sendable {
             let next = queue.withLock { queue -> (UInt64, PersistedCalibration)? in
                 guard let pending = queue.pending else {
                     queue.draining = false
-                    let waiters = queue.waiters
-                    queue.waiters = []
-                    for waiter in waiters { waiter.resume() }
                     return nil
                 }
                 queue.pending = nil
                 return pending
             }
-            guard let (sequence, snapshot) = next else { return }
+            guard let (sequence, snapshot) = next else {
+                waiters.wakeAll()
+                return
+            }
             try? write(snapshot, sequence: sequence)
         }
     }
@@ -76,13 +77,6 @@ final class CalibrationWriter: Sendable {
 
     /// Waits until the background task has written everything queued so far.
     func idle() async {
-        await withCheckedContinuation { continuation in
-            let done = queue.withLock { queue -> Bool in
-                guard queue.draining else { return true }
-                queue.waiters.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
-        }
+        await waiters.wait { queue.withLock { !$0.draining } }
     }
 }

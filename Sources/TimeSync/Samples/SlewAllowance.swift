@@ -7,7 +7,7 @@
 /// bounded: a time daemon slews only corrections up to a limit (ntpd: 128 ms) and steps larger ones,
 /// which the estimators treat as steps.
 public struct SlewAllowance: Sendable, Hashable, Codable {
-    /// The largest slew rate, dimensionless (at most ``EstimatorConfiguration/maximumDrift``).
+    /// The largest slew rate, dimensionless (at most ``EstimatorConfiguration/driftLimit``).
     public var rate: Double
     /// The largest total correction a slew makes, in nanoseconds (at most ``maximumLimit``).
     public var limit: Int64
@@ -21,7 +21,7 @@ public struct SlewAllowance: Sendable, Hashable, Codable {
 
     /// Creates an allowance; a rate that is not finite counts as zero, and both values are capped.
     public init(rate: Double, limit: Int64) {
-        self.rate = rate.isFinite ? min(abs(rate), EstimatorConfiguration.maximumDrift) : 0
+        self.rate = rate.isFinite ? min(abs(rate), EstimatorConfiguration.driftLimit) : 0
         self.limit = min(max(0, limit), Self.maximumLimit)
     }
 

@@ -37,7 +37,7 @@ extension Int64 {
     /// ``EstimatorConfiguration``); `nil` beyond, or not finite.
     @inlinable @inline(__always)
     package static func fixedPointRate(_ rate: Double) -> Int64? {
-        rate.magnitude <= EstimatorConfiguration.maximumDrift ? Int64(rate * 0x1p62) : nil
+        rate.magnitude <= EstimatorConfiguration.driftLimit ? Int64(rate * 0x1p62) : nil
     }
 
     /// The drift term of an offset model, rate × elapsed nanoseconds, from a fixed-point rate (floored):

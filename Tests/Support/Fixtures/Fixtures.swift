@@ -41,32 +41,8 @@ package enum Fixture {
     }
 }
 
-/// A calibration store in memory that counts its writes and can be made to fail.
-package final class MemoryStore: CalibrationStore {
-    private let state: Locked<(data: Data?, saves: Int, failing: Bool)>
-
-    package init(_ data: Data? = nil) {
-        state = Locked((data, 0, false))
-    }
-
-    /// Successful saves so far.
-    package var saves: Int { state.withLock { $0.saves } }
-    /// While set, saves throw and change nothing.
-    package var failing: Bool {
-        get { state.withLock { $0.failing } }
-        set { state.withLock { $0.failing = newValue } }
-    }
-
-    package func load() throws -> Data? { state.withLock { $0.data } }
-    package func save(_ data: Data) throws {
-        try state.withLock {
-            if $0.failing { throw CocoaError(.fileWriteNoPermission) }
-            $0.data = data
-            $0.saves += 1
-        }
-    }
-    package func remove() throws { state.withLock { $0.data = nil } }
-}
+/// The in-memory store of TimeSyncTesting, by its short name.
+package typealias MemoryStore = MemoryCalibrationStore
 
 /// The clock's warnings.
 package final class WarningLog: Sendable {

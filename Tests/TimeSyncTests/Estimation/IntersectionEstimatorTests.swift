@@ -116,10 +116,10 @@ import TimeSyncTesting
 
     @Test func slewAllowancesAreCheckedAtTheDoor() throws {
         #expect(SlewAllowance(rate: .nan, limit: -5) == .none)
-        #expect(SlewAllowance(rate: -1, limit: .max) == SlewAllowance(rate: EstimatorConfiguration.maximumDrift, limit: SlewAllowance.maximumLimit))
+        #expect(SlewAllowance(rate: -1, limit: .max) == SlewAllowance(rate: EstimatorConfiguration.driftLimit, limit: SlewAllowance.maximumLimit))
         #expect(SlewAllowance(rate: 1e-3, limit: 10).widening(over: .min) == 10)
         let decoded = try JSONDecoder().decode(SlewAllowance.self, from: Data(#"{"rate":5,"limit":-1}"#.utf8))
-        #expect(decoded == SlewAllowance(rate: EstimatorConfiguration.maximumDrift, limit: 0))
+        #expect(decoded == SlewAllowance(rate: EstimatorConfiguration.driftLimit, limit: 0))
     }
 
     @Test func driftIsMeasuredAndCorrectedWithHonestResidualBounds() throws {

@@ -3,43 +3,8 @@ import TimeSync
 import TimeSyncFixtures
 import TimeSyncTesting
 
-/// A server simulated on a hand-moved clock: answers at once, its clock `offset` ahead of the
-/// monotonic clock, stamped to the millisecond. Counts its requests.
-final class SimulatedTimeSource: TimeSource {
-    let name: String
-    let reference: TimeReference
-    let base: ManualTimeBase
-    let offset: Int64
-    private let state = Locked<(requests: Int, failing: Bool)>((0, false))
-
-    init(_ name: String, offset: Int64, base: ManualTimeBase, reference: TimeReference = .utc) {
-        self.name = name
-        self.offset = offset
-        self.base = base
-        self.reference = reference
-    }
-
-    var requests: Int { state.withLock { $0.requests } }
-    var failing: Bool {
-        get { state.withLock { $0.failing } }
-        set { state.withLock { $0.failing = newValue } }
-    }
-
-    struct Unreachable: Error {}
-
-    func measure(timeout: Duration) async throws -> [OffsetSample] {
-        let failing = state.withLock { state -> Bool in
-            state.requests += 1
-            return state.failing
-        }
-        if failing { throw Unreachable() }
-        let now = base.monotonicNow()
-        let server = UnixTime(nanoseconds: now.nanoseconds + offset)
-        return [try OffsetSample.exchange(
-            source: name, requestSent: now, serverReceive: server, serverTransmit: server, responseReceived: now,
-            serverUncertainty: .milliseconds(1))]
-    }
-}
+/// A server simulated on a hand-moved clock (TimeSyncTesting's scripted source).
+typealias SimulatedTimeSource = ScriptedTimeSource
 
 /// The synchronizer on simulated servers and a hand-moved clock: hours of polling, no sleeps.
 @Suite struct TimeSynchronizerTests {

@@ -14,7 +14,7 @@ import TimeSyncHTTP
 /// Add it first (outermost) so t2 is taken as early and t3 as late as the router allows; every
 /// route then calibrates clients passively, errors included. A `TimeSync-Nonce` request header
 /// that is a valid RFC 9651 string of at most 64 characters is echoed.
-public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
+public struct TimestampMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The clocks; the wall clock stamps t2 and t3.
     public let timeBase: any TimeBase
     /// How far this server's clock may be off true time, sent as the `u` member; `nil` omits it.
@@ -42,81 +42,28 @@ public struct TimeStampMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        try await TimeStamper(timeBase: timeBase, uncertainty: uncertainty).respond(to: request, context: context) {
+        try await Timestamper(timeBase: timeBase, uncertainty: uncertainty).respond(to: request, context: context) {
             try await next(request, context)
         }
     }
 }
 
-/// Stamps every response of a whole responder (a built router) with the `TimeSync-Time` header — the
-/// same header as ``TimeStampMiddleware``, from outside the router: t2 before routing, t3 after
-/// everything, and none of the cost of Hummingbird's middleware chain (`docs/BENCHMARKS.md` §3
-/// measures both forms). The `Date` header names t3's second, from the same clock reading.
-///
-/// ```swift
-/// let router = Router()
-/// router.get("/api") { _, _ in "ok" }
-/// let app = TimeSyncApplication(router: router.timeStamped())
-/// ```
-///
-/// In Hummingbird's `Application` the `TimeSync-Time` header is the same, but the `Date` header is
-/// the application's cached one (see ``TimeSyncApplication``).
-public struct TimeStampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wrapped.Context: RequestContext {
-    /// The request context: the wrapped responder's.
-    public typealias Context = Wrapped.Context
-    /// The responder whose responses are stamped.
-    public let wrapped: Wrapped
-    private let stamper: TimeStamper
-
-    /// Wraps a responder.
-    /// - Parameters:
-    ///   - wrapped: The responder, typically `router.buildResponder()`.
-    ///   - timeBase: The clocks (the server's wall clock is the time it serves).
-    ///   - uncertainty: This server's own clock error bound, if known.
-    public init(_ wrapped: Wrapped, timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil) {
-        self.wrapped = wrapped
-        self.stamper = TimeStamper(timeBase: timeBase, uncertainty: uncertainty)
-    }
-
-    /// Stamps t2, lets the wrapped responder answer (an `HTTPResponseError` becomes its response),
-    /// then stamps t3 and adds the header.
-    /// - Throws: Errors of the wrapped responder that are not `HTTPResponseError`s.
-    @Sendable public func respond(to request: Request, context: Context) async throws -> Response {
-        try await stamper.respond(to: request, context: context) {
-            try await wrapped.respond(to: request, context: context)
-        }
-    }
-}
-
-/// Builds a ``TimeStampResponder`` around what another builder builds.
-public struct TimeStampResponderBuilder<Base: HTTPResponderBuilder>: HTTPResponderBuilder
-where Base.Responder.Context: RequestContext {
-    let base: Base
-    let timeBase: any TimeBase
-    let uncertainty: Duration?
-
-    /// The base's responder, stamped.
-    public func buildResponder() -> TimeStampResponder<Base.Responder> {
-        TimeStampResponder(base.buildResponder(), timeBase: timeBase, uncertainty: uncertainty)
-    }
-}
-
 extension HTTPResponderBuilder where Responder.Context: RequestContext {
-    /// This router (or other builder) with every response stamped by a ``TimeStampResponder``: pass it
+    /// This router (or other builder) with every response stamped by a ``TimestampResponder``: pass it
     /// to `Application(router:)`.
     /// - Parameters:
     ///   - timeBase: The clocks (the server's wall clock is the time it serves).
     ///   - uncertainty: This server's own clock error bound, if known.
     public func timeStamped(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil)
-        -> TimeStampResponderBuilder<Self>
+        -> TimestampResponderBuilder<Self>
     {
-        TimeStampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty)
+        TimestampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty)
     }
 }
 
 /// The stamping both forms share: t2, the answer (errors included), t3, the nonce echo, the header
 /// and the `Date` of t3's second.
-struct TimeStamper: Sendable {
+struct Timestamper: Sendable {
     let timeBase: any TimeBase
     let uncertainty: Duration?
 
@@ -150,7 +97,7 @@ struct TimeStamper: Sendable {
 }
 
 extension HTTPField.Name {
-    /// `TimeSync-Time`, the response header of ``TimeStampMiddleware``.
+    /// `TimeSync-Time`, the response header of ``TimestampMiddleware``.
     public static let timeSyncTime = Self(HTTPTimeHeader.name)!
     /// `TimeSync-Nonce`, the request header a client's nonce travels in.
     public static let timeSyncNonce = Self(HTTPTimeHeader.nonceName)!

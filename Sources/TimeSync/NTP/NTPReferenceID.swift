@@ -1,36 +1,3 @@
-/// The leap indicator of an NTP packet: a warning of a leap second at the end of the day, or that
-/// the sender's clock is not synchronized.
-public enum NTPLeapIndicator: UInt8, Sendable, Hashable, Codable, CaseIterable {
-    /// No leap second pending.
-    case noWarning = 0
-    /// The last minute of the day has 61 seconds.
-    case lastMinuteHas61Seconds = 1
-    /// The last minute of the day has 59 seconds.
-    case lastMinuteHas59Seconds = 2
-    /// The sender's clock is not synchronized (alarm condition).
-    case unsynchronized = 3
-}
-
-/// The association mode of an NTP packet (RFC 5905 §7.3).
-public enum NTPMode: UInt8, Sendable, Hashable, Codable, CaseIterable {
-    /// Reserved.
-    case reserved = 0
-    /// Symmetric active.
-    case symmetricActive = 1
-    /// Symmetric passive.
-    case symmetricPassive = 2
-    /// A client request.
-    case client = 3
-    /// A server reply.
-    case server = 4
-    /// Broadcast.
-    case broadcast = 5
-    /// NTP control message (`ntpq`).
-    case control = 6
-    /// Reserved for private use (`ntpdc`).
-    case privateUse = 7
-}
-
 /// The 32-bit reference identifier of an NTP packet.
 ///
 /// For stratum 1 it names the reference clock in up to four ASCII characters (`GPS`, `PPS`, `LOCL`);
@@ -99,14 +66,4 @@ public struct NTPReferenceID: Sendable, Hashable, Codable, CustomStringConvertib
     public var description: String {
         ascii ?? bytes.map(String.init).joined(separator: ".")
     }
-}
-
-/// What a client does about a Kiss-o'-Death reply (RFC 5905 §7.4).
-public enum NTPKissAction: Sendable, Hashable {
-    /// `RATE`: lengthen the poll interval for this server.
-    case reducePollRate
-    /// `DENY` or `RSTR`: stop using this server.
-    case stopUsingServer
-    /// Any other code: ignore the reply, keep polling as before.
-    case discardReply
 }

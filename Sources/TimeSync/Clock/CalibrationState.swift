@@ -1,0 +1,151 @@
+/// What a clock knows and what follows from each change: the estimator, the calibration, the status
+/// and the events, with no lock, no I/O and no clock of its own (every change names its instant).
+///
+/// ``ServerClock`` keeps one behind its lock, publishes ``Change/published`` to its readers and sends
+/// ``Change/events`` to its subscribers.
+package struct CalibrationState: Sendable {
+    /// What a change asks the clock to do.
+    package struct Change: Sendable {
+        /// Events to emit, in order.
+        package var events: [ServerClockEvent] = []
+        /// A new model for readers, when it changed.
+        package var published: PublishedModel?
+    }
+
+    /// The estimator a reset returns to.
+    package let initialEstimator: any OffsetEstimator
+    /// Sources that must agree for ``SynchronizationStatus/synchronized``.
+    package let minimumAgreeingSources: Int
+    /// A move of the estimate beyond this (nanoseconds) is an ``ServerClockEvent/offsetChanged(by:)``.
+    package let offsetChangeThreshold: UInt64
+
+    /// Fresh samples only (and the history of sources that confirmed it by answering).
+    package private(set) var estimator: any OffsetEstimator
+    package private(set) var calibration: Calibration?
+    package private(set) var status: SynchronizationStatus = .unsynchronized
+    /// Whether ``calibration`` was restored from a store, with no fresh outcome since.
+    package private(set) var isRestored = false
+    /// Restored samples per source, waiting for the source to answer: then they are offered to the
+    /// estimator as history (taken only where they agree with what the source says now).
+    package private(set) var history: [String: [OffsetSample]] = [:]
+
+    package init(estimator: any OffsetEstimator, minimumAgreeingSources: Int, offsetChangeThreshold: Duration) {
+        initialEstimator = estimator
+        self.estimator = estimator
+        self.minimumAgreeingSources = max(1, minimumAgreeingSources)
+        self.offsetChangeThreshold = offsetChangeThreshold.nanosecondsClamped.magnitude
+    }
+
+    /// The samples to save: the estimator's, and the restored history not yet confirmed.
+    package var persistedSamples: [OffsetSample] {
+        estimator.samples + history.keys.sorted().flatMap { history[$0]! }
+    }
+
+    /// The estimate of θ at an instant (0 without a calibration), for the persistence schedule.
+    package func estimate(at monotonic: MonotonicInstant) -> Int64 {
+        calibration?.offset(at: monotonic).estimate ?? 0
+    }
+
+    /// Takes a fresh sample. The first sample of a source whose samples were restored offers them to
+    /// the estimator as history.
+    package mutating func add(_ sample: OffsetSample, at monotonic: MonotonicInstant) -> Change {
+        apply(at: monotonic) { state in
+            var outcome = state.estimator.add(sample)
+            if let history = state.history.removeValue(forKey: sample.source), let merged = state.estimator.addHistory(history) {
+                outcome = merged
+            }
+            return outcome
+        }
+    }
+
+    /// Forgets a source.
+    package mutating func removeSource(_ source: String, at monotonic: MonotonicInstant) -> Change {
+        apply(at: monotonic) { state in
+            state.history[source] = nil
+            return state.estimator.removeSource(source)
+        }
+    }
+
+    /// Forgets everything: back to the initial estimator, unsynchronized.
+    package mutating func reset() -> Change {
+        var change = Change(published: .unsynchronized)
+        if status != .unsynchronized { change.events.append(.statusChanged(from: status, to: .unsynchronized)) }
+        estimator = initialEstimator
+        calibration = nil
+        status = .unsynchronized
+        isRestored = false
+        history = [:]
+        return change
+    }
+
+    /// Takes samples restored from a store. They are computed apart from the estimator, which takes
+    /// only fresh samples: what was stored can never outvote what the sources say now. They are kept
+    /// as each source's history until it answers.
+    package mutating func restore(_ samples: [OffsetSample]) -> Change {
+        var replay = initialEstimator
+        let result = replay.restore(samples)
+        for sample in replay.samples { history[sample.source, default: []].append(sample) }
+        guard case .calibrated(let restored) = result else { return Change() }
+        calibration = restored
+        isRestored = true
+        status = status(of: restored)
+        return Change(events: [.restored(restored)], published: PublishedModel(status: status, model: restored.model, restored: true))
+    }
+
+    /// Applies an estimator change and works out the status, events and model it leads to.
+    private mutating func apply(at monotonic: MonotonicInstant, _ body: (inout CalibrationState) -> EstimatorOutcome) -> Change {
+        let sourcesBefore = Set(estimator.sources)
+        let outcome = body(&self)
+        var change = Change()
+        switch outcome {
+        case .calibrated(let new), .contradicted(let new):
+            let previous = status == .unsynchronized ? nil : calibration
+            let contradicted = if case .contradicted = outcome { true } else { false }
+            let before = status
+            status = contradicted ? .provisional : status(of: new)
+            calibration = new
+            isRestored = false
+            let published = PublishedModel(status: status, model: new.model)
+            change.published = published
+            change.events.append(.calibrated(published.reading(at: monotonic)))
+            if before != status { change.events.append(.statusChanged(from: before, to: status)) }
+            if let previous {
+                let moved = new.offset(at: monotonic).estimate.saturatingSubtract(previous.offset(at: monotonic).estimate)
+                if moved.magnitude > offsetChangeThreshold { change.events.append(.offsetChanged(by: .nanoseconds(moved))) }
+            }
+        case .noMajority(let sources, let agreeing):
+            if let calibration {
+                if status != .noMajority { change.events.append(.statusChanged(from: status, to: .noMajority)) }
+                status = .noMajority
+                change.published = PublishedModel(status: .noMajority, model: calibration.model, restored: isRestored)
+            }
+            change.events.append(.noMajority(sources: sources, largestAgreeing: agreeing))
+        case .noSamples:
+            // Every source is gone (removed, or asked not to be used): the last calibration still
+            // holds, aging honestly, until new samples come or the clock is reset.
+            break
+        }
+        for source in sourcesBefore.subtracting(estimator.sources).sorted() { change.events.append(.sourceLost(source)) }
+        return change
+    }
+
+    /// Synchronized when enough sources agree, provisional otherwise.
+    private func status(of calibration: Calibration) -> SynchronizationStatus {
+        calibration.sources.count >= minimumAgreeingSources ? .synchronized : .provisional
+    }
+}
+
+extension PublishedModel {
+    /// The reading this model gives at a monotonic instant; for a model with a calibration (any
+    /// status but unsynchronized).
+    package func reading(at monotonic: MonotonicInstant) -> ClockReading {
+        let (estimate, bounds) = model.offset(at: monotonic)
+        return ClockReading(
+            serverTime: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(estimate)),
+            earliest: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(bounds.lower)),
+            latest: UnixTime(nanoseconds: monotonic.nanoseconds.saturatingAdd(bounds.upper)),
+            status: status, monotonicTime: monotonic,
+            calibrationAge: .nanoseconds(monotonic.nanoseconds.saturatingSubtract(model.time.nanoseconds)),
+            isRestored: restored)
+    }
+}

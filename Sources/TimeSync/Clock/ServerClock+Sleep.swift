@@ -1,0 +1,25 @@
+extension ServerClock {
+    /// Suspends until the server's time reaches `deadline`.
+    ///
+    /// Sleeps on the monotonic clock; a recalibration during the sleep wakes it to recompute the
+    /// deadline, so it wakes at the right server time even when the estimate moves meanwhile.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public func sleep(until deadline: UnixTime, tolerance: Duration? = nil) async throws {
+        while true {
+            try Task.checkCancellation()
+            let monotonic = timeBase.monotonicNow()
+            let generation = state.withLock { $0.generation }
+            if reading(at: monotonic).serverTime >= deadline { return }
+            // Never sleep for nothing: the clamped estimate can lag the linear solution by a hair.
+            let wake = max(
+                monotonicInstant(forServerTime: deadline, now: monotonic, wall: self.timeBase.wallNow()),
+                monotonic.advanced(by: .nanoseconds(1)))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await self.timeBase.sleep(until: wake) }
+                group.addTask { await self.sleepers.wait { self.state.withLock { $0.generation } != generation } }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+}

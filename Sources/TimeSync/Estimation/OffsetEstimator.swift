@@ -1,0 +1,43 @@
+/// A way of turning samples into a ``Calibration``.
+///
+/// Estimators are value types with no I/O, so a simulation can run several on the same sample
+/// stream and ``ServerClock`` keeps one behind its lock.
+public protocol OffsetEstimator: Sendable {
+    /// Adds a sample and returns the new outcome.
+    mutating func add(_ sample: OffsetSample) -> EstimatorOutcome
+    /// Forgets a source (lost, or it asked not to be used) and returns the new outcome.
+    mutating func removeSource(_ source: String) -> EstimatorOutcome
+    /// The samples the estimator currently keeps (what persistence saves).
+    var samples: [OffsetSample] { get }
+    /// The sources the estimator currently follows.
+    var sources: [String] { get }
+    /// A short name for logs and stored calibrations (by default the type's name).
+    var name: String { get }
+    /// Replays samples an earlier run saved, all at once, into an empty estimator.
+    /// - Complexity: The default adds them one by one; ``IntersectionEstimator`` fits each source
+    ///   once, linear in the number of samples.
+    mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome
+    /// Offers older samples of one source (restored from a store) after the source has answered
+    /// afresh: they may lengthen its history (a better rate) only where they agree with what it says
+    /// now, and never change what it says now.
+    /// - Returns: The new outcome, or `nil` when the history was not taken (the default: an estimator
+    ///   that cannot tell agreeing history from a step ignores it).
+    mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome?
+    /// The samples held as suspects: each contradicts its source's other samples and waits for a
+    /// second one to confirm a step (by default none: an estimator that holds nothing).
+    var suspectSamples: [OffsetSample] { get }
+}
+
+extension OffsetEstimator {
+    public var name: String { String(describing: Self.self) }
+
+    public mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome {
+        var outcome = EstimatorOutcome.noSamples
+        for sample in samples.sorted(by: { $0.time < $1.time }) { outcome = add(sample) }
+        return outcome
+    }
+
+    public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? { nil }
+
+    public var suspectSamples: [OffsetSample] { [] }
+}

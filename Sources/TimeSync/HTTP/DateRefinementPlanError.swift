@@ -1,0 +1,14 @@
+/// Why a ``DateRefinementPlan`` cannot start.
+public enum DateRefinementPlanError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No source to measure.
+    case noSources
+    /// The request budget does not cover one probe of each source.
+    case budgetTooSmall(requests: Int, probes: Int)
+
+    public var description: String {
+        switch self {
+        case .noSources: "no sources"
+        case .budgetTooSmall(let requests, let probes): "request budget too small for the probes: \(requests) < \(probes)"
+        }
+    }
+}

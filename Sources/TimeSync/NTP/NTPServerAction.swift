@@ -1,0 +1,9 @@
+/// What an NTP server does with one datagram.
+public enum NTPServerAction: Sendable, Hashable {
+    /// Send this reply.
+    case reply(NTPPacket)
+    /// Send this Kiss-o'-Death `RATE`: the client is over its limit.
+    case kiss(NTPPacket)
+    /// Send nothing, for this reason.
+    case drop(NTPServerDropReason)
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// The saved form of a calibration: versioned JSON stamped with the boot session, sealed with an
+/// HMAC-SHA256 tag under this install's key (see ``CalibrationKeyProvider``).
+///
+/// The monotonic anchor only means something within the boot session that made it: after a reboot the
+/// stored calibration is discarded. A store whose tag does not verify is discarded unread.
+public struct PersistedCalibration: Sendable, Hashable, Codable {
+    /// The format version this build writes and reads (2: authenticated).
+    public static let currentVersion = 2
+    /// The largest store read: 1 MiB. A full window of every source fits many times over; a larger
+    /// store is ignored unread.
+    public static let maximumSize = 1 << 20
+    /// The most samples a store may hold: 4096.
+    public static let maximumSamples = 4096
+
+    /// The format version.
+    public var version: Int
+    /// The boot session the monotonic instants belong to.
+    public var bootSessionID: String
+    /// When it was saved, on the monotonic clock.
+    public var savedAt: MonotonicInstant
+    /// The strategy that produced it.
+    public var strategy: String
+    /// The calibration at save time.
+    public var calibration: Calibration?
+    /// The estimator's samples, replayed at restore so filtering and drift measurement go on.
+    public var samples: [OffsetSample]
+
+    /// Creates a snapshot in the current format.
+    public init(bootSessionID: String, savedAt: MonotonicInstant, strategy: String, calibration: Calibration?, samples: [OffsetSample]) {
+        self.version = Self.currentVersion
+        self.bootSessionID = bootSessionID
+        self.savedAt = savedAt
+        self.strategy = strategy
+        self.calibration = calibration
+        self.samples = samples
+    }
+
+    /// The JSON bytes (unsealed: what ``sealed(key:)`` authenticates).
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    /// The bytes a store holds: the JSON with its HMAC-SHA256 tag under `key`.
+    /// - Parameter key: This install's key (at least 32 bytes).
+    public func sealed(key: [UInt8]) throws -> Data {
+        try SealedCalibration.seal(try encoded(), key: key)
+    }
+
+    /// Seals arbitrary content as a store would: for tools that migrate or inspect stores, and tests
+    /// of what a clock does with content that verifies.
+    /// - Parameters:
+    ///   - content: The JSON to seal (normally ``encoded()``'s).
+    ///   - key: The key.
+    public static func seal(content: Data, key: [UInt8]) throws -> Data {
+        try SealedCalibration.seal(content, key: key)
+    }
+
+    /// The content of a store's bytes whose tag verifies under `key`: what ``seal(content:key:)``
+    /// sealed.
+    /// - Throws: An error saying why the bytes are not an authenticated store under this key.
+    public static func content(ofSealed data: Data, key: [UInt8]) throws -> Data {
+        try SealedCalibration.open(data, key: key)
+    }
+
+    /// What reading a store gave.
+    enum RestoreOutcome {
+        case none
+        case ignored(String)
+        case restored(PersistedCalibration)
+    }
+
+    /// Reads, authenticates and checks a store's content against the current boot session. Never
+    /// throws: a problem is a reason to ignore the store.
+    static func restore(from store: any CalibrationStore, key: [UInt8], timeBase: any TimeBase) -> RestoreOutcome {
+        let data: Data
+        do {
+            guard let loaded = try store.load() else { return .none }
+            data = loaded
+        } catch {
+            return .ignored("unreadable: \(error)")
+        }
+        guard data.count <= maximumSize else {
+            return .ignored("larger than \(maximumSize) bytes")
+        }
+        let content: Data
+        do {
+            content = try SealedCalibration.open(data, key: key)
+        } catch {
+            return .ignored("\(error)")
+        }
+        let persisted: PersistedCalibration
+        do {
+            persisted = try JSONDecoder().decode(PersistedCalibration.self, from: content)
+        } catch {
+            return .ignored("corrupt: \(error)")
+        }
+        guard persisted.version == currentVersion else {
+            return .ignored("format version \(persisted.version), expected \(currentVersion)")
+        }
+        guard let current = timeBase.bootSessionID, current == persisted.bootSessionID else {
+            return .ignored("saved in another boot session: the monotonic anchor is meaningless after a reboot")
+        }
+        guard persisted.samples.count <= maximumSamples else {
+            return .ignored("more than \(maximumSamples) samples")
+        }
+        // Every sample passed the same checks as a fresh one while decoding; the instants must also
+        // lie in this boot session's past.
+        let now = timeBase.monotonicNow()
+        guard SampleLimits.monotonicInstants.contains(persisted.savedAt.nanoseconds), persisted.savedAt <= now,
+            persisted.samples.allSatisfy({ $0.time <= now })
+        else {
+            return .ignored("saved in the future of the monotonic clock")
+        }
+        return .restored(persisted)
+    }
+}

@@ -1,0 +1,62 @@
+/// Why an observation could not become a sample. Bad input changes nothing.
+public struct SampleError: Error, Sendable, Hashable, CustomStringConvertible {
+    enum Code: Sendable, Hashable {
+        case emptyInterval, replyBeforeRequest, serverTimestampsReversed, negativeDelay, negativeResolution
+        case negativeUncertainty, emptySourceName, negativeDuration
+        case timeOutOfRange, spanTooLong, uncertaintyOutOfRange, resolutionOutOfRange, sourceNameTooLong
+        case intervalTooWide
+    }
+
+    let code: Code
+
+    init(_ code: Code) { self.code = code }
+
+    /// The interval's lower bound exceeds its upper bound.
+    public static let emptyInterval = SampleError(.emptyInterval)
+    /// The reply arrived (t4) before the request left (t1).
+    public static let replyBeforeRequest = SampleError(.replyBeforeRequest)
+    /// The server's transmit time (t3) is before its receive time (t2).
+    public static let serverTimestampsReversed = SampleError(.serverTimestampsReversed)
+    /// The round trip minus the server's processing time is negative: inconsistent timestamps.
+    public static let negativeDelay = SampleError(.negativeDelay)
+    /// A timestamp resolution below zero.
+    public static let negativeResolution = SampleError(.negativeResolution)
+    /// A server-reported uncertainty below zero.
+    public static let negativeUncertainty = SampleError(.negativeUncertainty)
+    /// A sample without a source name.
+    public static let emptySourceName = SampleError(.emptySourceName)
+    /// A remaining duration below zero.
+    public static let negativeDuration = SampleError(.negativeDuration)
+    /// A server time outside ``SampleLimits/serverTimes``, or a monotonic instant outside
+    /// ``SampleLimits/monotonicInstants``.
+    public static let timeOutOfRange = SampleError(.timeOutOfRange)
+    /// An exchange (or a server's processing time) longer than ``SampleLimits/maximumSpan``.
+    public static let spanTooLong = SampleError(.spanTooLong)
+    /// A server-reported uncertainty above ``SampleLimits/maximumServerUncertainty``.
+    public static let uncertaintyOutOfRange = SampleError(.uncertaintyOutOfRange)
+    /// A timestamp resolution above ``SampleLimits/maximumResolution``.
+    public static let resolutionOutOfRange = SampleError(.resolutionOutOfRange)
+    /// A source name longer than ``SampleLimits/maximumSourceNameLength`` bytes.
+    public static let sourceNameTooLong = SampleError(.sourceNameTooLong)
+    /// Bounds wider than a sample within every limit can have.
+    public static let intervalTooWide = SampleError(.intervalTooWide)
+
+    public var description: String {
+        switch code {
+        case .emptyInterval: "offset interval is empty (lower bound above upper bound)"
+        case .replyBeforeRequest: "reply received before the request was sent"
+        case .serverTimestampsReversed: "server transmit time is before its receive time"
+        case .negativeDelay: "negative round-trip delay: timestamps are inconsistent"
+        case .negativeResolution: "negative timestamp resolution"
+        case .negativeUncertainty: "negative server uncertainty"
+        case .emptySourceName: "source name is empty"
+        case .negativeDuration: "negative remaining duration"
+        case .timeOutOfRange: "time out of range (server times must lie in 1900–2199)"
+        case .spanTooLong: "exchange took longer than \(SampleLimits.maximumSpan)"
+        case .uncertaintyOutOfRange: "server uncertainty above \(SampleLimits.maximumServerUncertainty)"
+        case .resolutionOutOfRange: "timestamp resolution above \(SampleLimits.maximumResolution)"
+        case .sourceNameTooLong: "source name longer than \(SampleLimits.maximumSourceNameLength) bytes"
+        case .intervalTooWide: "offset bounds wider than any valid sample's"
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// The real clocks of this device.
+///
+/// - Monotonic: `CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC_RAW` (continuous time) on Apple platforms.
+/// - Wall: `CLOCK_REALTIME`.
+/// - Boot session: `/proc/sys/kernel/random/boot_id` on Linux, `kern.bootsessionuuid` on Apple platforms.
+public struct SystemTimeBase: TimeBase {
+    /// Creates the system time base.
+    public init() {}
+
+    @inlinable
+    public func monotonicNow() -> MonotonicInstant {
+        MonotonicInstant(nanoseconds: SystemClocks.monotonicNanoseconds())
+    }
+
+    @inlinable
+    public func wallNow() -> UnixTime {
+        UnixTime(nanoseconds: SystemClocks.wallNanoseconds())
+    }
+
+    public func sleep(until deadline: MonotonicInstant) async throws {
+        // Relative sleeps on the continuous clock, re-checked against the boot clock, so a
+        // suspension or a late wake-up never makes us wake early.
+        while true {
+            let remaining = deadline.nanoseconds - SystemClocks.monotonicNanoseconds()
+            if remaining <= 0 { return }
+            try await Task.sleep(for: .nanoseconds(remaining), tolerance: .zero, clock: .continuous)
+        }
+    }
+
+    public var bootSessionID: String? { BootSession.currentID }
+}

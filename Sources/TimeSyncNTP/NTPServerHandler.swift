@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import Metrics
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import TimeSync
+
+/// One socket's mutable state, confined to its event loop. Counts go to the shared swift-metrics
+/// counters once per read burst.
+struct NTPServerState: Sendable {
+    let configuration: NTPServerConfiguration
+    let counters: NTPServerCounters
+    let limiter: NTPServerLimiter
+    let kernelClock: any KernelClock
+    var statistics = NTPServerStatistics()
+    /// Counted since the last ``flushCounters()``.
+    private var pending = NTPServerStatistics()
+    /// What replies advertise: the configuration's policy for the kernel's clock state, read again
+    /// by ``refreshPolicy(at:)`` once ``policyExpiry`` has passed.
+    private(set) var policy: NTPServerPolicy
+    /// When ``policy`` is next read again; `nil` before the first datagram.
+    private var policyExpiry: MonotonicInstant?
+    /// How long a reading of the kernel's clock state is used: its maximum error grows by 500 µs a
+    /// second, and a daemon updates it every few seconds at most, so a second stale is nothing.
+    static let policyLifetime: Duration = .seconds(1)
+
+    init(configuration: NTPServerConfiguration, counters: NTPServerCounters, limiter: NTPServerLimiter, kernelClock: any KernelClock) {
+        self.configuration = configuration
+        self.counters = counters
+        self.limiter = limiter
+        self.kernelClock = kernelClock
+        self.policy = configuration.policy
+    }
+
+    /// Reads the kernel's clock state again if the last reading is ``policyLifetime`` old (or there
+    /// is none yet): one system call a second per socket at most, not one per datagram.
+    mutating func refreshPolicy(at now: MonotonicInstant) {
+        if let policyExpiry, now < policyExpiry { return }
+        let clockState = configuration.policySource == .kernel ? kernelClock.clockState() : nil
+        policy = configuration.advertisedPolicy(clockState: clockState)
+        policyExpiry = now.advanced(by: Self.policyLifetime)
+    }
+
+    /// Judges one datagram by the core's request policy, counting the outcome.
+    mutating func respond(
+        to bytes: UnsafeRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime, arrival: MonotonicInstant,
+        timeBase: any TimeBase
+    ) -> NTPServerAction {
+        pending.received += 1
+        refreshPolicy(at: arrival)
+        let limiter = self.limiter
+        let action = NTPServerResponder.respond(
+            to: bytes, policy: policy, receivedAt: receivedAt,
+            admit: { limiter.decide(NTPRateLimitKey(client), at: arrival) }, minimumPoll: limiter.minimumPoll,
+            transmitAt: { timeBase.wallNow() })
+        switch action {
+        case .reply: pending.replied += 1
+        case .kiss: pending.kissesSent += 1
+        case .drop(let reason): pending.dropped[reason, default: 0] += 1
+        }
+        return action
+    }
+
+    /// Adds what was counted since the last flush to the statistics and the metrics.
+    mutating func flushCounters() {
+        guard pending.received > 0 else { return }  // every outcome counts a received datagram
+        statistics.add(pending)
+        counters.received.increment(by: pending.received)
+        if pending.replied > 0 { counters.replied.increment(by: pending.replied) }
+        if pending.kissesSent > 0 { counters.kisses.increment(by: pending.kissesSent) }
+        for (reason, count) in pending.dropped { counters.dropped[reason]?.increment(by: count) }
+        pending = NTPServerStatistics()
+    }
+}
+
+/// Answers requests; runs on its socket's event loop.
+final class NTPServerHandler: ChannelInboundHandler {
+    typealias InboundIn = AddressedEnvelope<ByteBuffer>
+    typealias OutboundOut = AddressedEnvelope<ByteBuffer>
+
+    private let state: NIOLoopBoundBox<NTPServerState>
+    private let timeBase: any TimeBase
+    private let logger: Logger
+
+    init(state: NIOLoopBoundBox<NTPServerState>, timeBase: any TimeBase, logger: Logger) {
+        self.state = state
+        self.timeBase = timeBase
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let receivedAt = timeBase.wallNow()
+        let arrival = timeBase.monotonicNow()
+        let envelope = unwrapInboundIn(data)
+        let timeBase = self.timeBase
+        let outcome = envelope.data.withUnsafeReadableBytes { bytes in
+            state.value.respond(to: bytes, from: envelope.remoteAddress, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
+        }
+        let reply: NTPPacket
+        switch outcome {
+        case .reply(let packet):
+            reply = packet
+        case .kiss(let packet):
+            logger.debug("NTP client over its rate limit: RATE", metadata: ["client": .string("\(envelope.remoteAddress)")])
+            reply = packet
+        case .drop(let reason):
+            logger.trace("NTP request dropped", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)"), "reason": .string("\(reason)")])
+            return
+        }
+        var buffer = context.channel.allocator.buffer(capacity: NTPPacket.headerSize)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: NTPPacket.headerSize) { reply.writeHeader(to: $0) }
+        context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: buffer)), promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        state.value.flushCounters()
+        context.flush()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A UDP socket surfaces ICMP errors from earlier sends here; the server keeps serving.
+        logger.debug("NTP server socket error", metadata: ["error": .string("\(error)")])
+    }
+}

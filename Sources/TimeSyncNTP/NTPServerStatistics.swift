@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Logging
+import Metrics
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import TimeSync
+
+/// What an ``NTPServer`` has done since it started.
+public struct NTPServerStatistics: Sendable, Hashable {
+    /// Datagrams received.
+    public var received = 0
+    /// Replies sent (not counting kisses).
+    public var replied = 0
+    /// Kiss-o'-Death `RATE` replies sent.
+    public var kissesSent = 0
+    /// Datagrams not answered, by reason.
+    public var dropped: [NTPServerDropReason: Int] = [:]
+
+    /// All datagrams not answered.
+    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+
+    /// Adds another count to this one.
+    mutating func add(_ other: NTPServerStatistics) {
+        received += other.received
+        replied += other.replied
+        kissesSent += other.kissesSent
+        dropped.merge(other.dropped, uniquingKeysWith: +)
+    }
+}

@@ -1,0 +1,32 @@
+import TimeSync
+import TimeSyncTesting
+
+/// The delay of one direction of a network path: a fixed base, exponential jitter, and rare large
+/// spikes (queueing, radio wake-ups, retransmissions).
+public struct DelayModel: Sendable, Hashable, Codable {
+    /// The propagation and serialization delay every packet pays, in seconds.
+    public var base: Double
+    /// The mean of the exponential queueing jitter, in seconds.
+    public var jitterMean: Double
+    /// The probability that a packet is delayed by a spike.
+    public var spikeProbability: Double
+    /// The mean of a spike's extra delay (exponential), in seconds.
+    public var spikeMean: Double
+
+    /// Creates a delay model.
+    public init(base: Double, jitterMean: Double, spikeProbability: Double = 0, spikeMean: Double = 0) {
+        self.base = base
+        self.jitterMean = jitterMean
+        self.spikeProbability = spikeProbability
+        self.spikeMean = spikeMean
+    }
+
+    /// Draws one delay in seconds.
+    public func sample(_ generator: inout SeededGenerator) -> Double {
+        var delay = base + generator.nextExponential(mean: jitterMean)
+        if spikeProbability > 0, generator.nextBool(probability: spikeProbability) {
+            delay += generator.nextExponential(mean: spikeMean)
+        }
+        return delay
+    }
+}
