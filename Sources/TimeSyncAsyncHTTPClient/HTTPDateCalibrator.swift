@@ -44,9 +44,17 @@ public struct HTTPDateCalibrator: Sendable {
         try await run(seed: nil, requestsUsed: 0)
     }
 
-    /// Runs with a sample already taken (by ``HTTPTimeSource/measure(samples:)``'s first request):
-    /// executes a `DateRefinementPlan`'s actions.
+    /// Runs with a sample already taken (by ``HTTPTimeSource/measure(samples:)``'s first request).
     func run(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> HTTPTimeMeasurement {
+        let (plan, chosen) = try await refine(seed: seed, requestsUsed: requestsUsed)
+        return try HTTPTimeMeasurement(
+            source: sources[chosen].source, method: .date, samples: plan.samples, requests: plan.requests,
+            rejected: plan.rejected, configuration: EstimatorConfiguration(maxDrift: maxDrift))
+    }
+
+    /// Executes a `DateRefinementPlan`'s actions until it finishes.
+    /// - Returns: The finished plan (its samples are the chosen source's) and the chosen source.
+    func refine(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> (plan: DateRefinementPlan, chosen: Int) {
         var plan: DateRefinementPlan
         do {
             plan = try DateRefinementPlan(
@@ -72,9 +80,7 @@ public struct HTTPDateCalibrator: Sendable {
                 }
             case .finish:
                 guard let chosen = plan.chosenSource else { throw lastError }
-                return try HTTPTimeMeasurement(
-                    source: sources[chosen].source, method: .date, samples: plan.samples, requests: plan.requests,
-                    rejected: plan.rejected, configuration: EstimatorConfiguration(maxDrift: maxDrift))
+                return (plan, chosen)
             }
         }
     }

@@ -187,6 +187,22 @@ public struct HTTPTimeSource: Sendable {
     ///   other; transport errors of the first request, or of the last one when every request failed;
     ///   `CancellationError`.
     public func measure(samples: Int) async throws -> HTTPTimeMeasurement {
+        let taken = try await collect(samples: samples)
+        return try HTTPTimeMeasurement(
+            source: source, method: taken.method, samples: taken.samples, requests: taken.requests, rejected: taken.rejected)
+    }
+
+    /// What one measurement took: its validated samples, each as its response gave it.
+    struct Collected: Sendable {
+        var method: HTTPTimeMethod
+        var samples: [OffsetSample]
+        var requests: Int
+        var rejected: Int
+    }
+
+    /// Takes the samples of one measurement (see ``measure(samples:)``) without combining them.
+    /// - Throws: What ``measure(samples:)`` throws, except for samples that contradict each other.
+    func collect(samples: Int) async throws -> Collected {
         guard samples >= 1 else { throw HTTPTimeError.invalidArgument.withDetail("samples must be at least 1") }
         let warm = try await exchange()
         if case .failure(let error) = warm.result, error == .retryLater { throw error }
@@ -195,7 +211,8 @@ public struct HTTPTimeSource: Sendable {
             // The opening response counts as a sample when it has one; when it has none, it does not.
             var calibrator = HTTPDateCalibrator(sources: [self], maxRequests: seed == nil ? samples + 1 : samples)
             calibrator.lead = .milliseconds(2)
-            return try await calibrator.run(seed: seed.map { (0, $0.sample) }, requestsUsed: 1)
+            let (plan, _) = try await calibrator.refine(seed: seed.map { (0, $0.sample) }, requestsUsed: 1)
+            return Collected(method: .date, samples: plan.samples, requests: plan.requests, rejected: plan.rejected)
         }
         var accepted: [OffsetSample] = []
         var rejected = 0
@@ -210,8 +227,7 @@ public struct HTTPTimeSource: Sendable {
             }
         }
         guard !accepted.isEmpty else { throw lastError }
-        return try HTTPTimeMeasurement(
-            source: source, method: .timeHeader, samples: accepted, requests: samples + 1, rejected: rejected)
+        return Collected(method: .timeHeader, samples: accepted, requests: samples + 1, rejected: rejected)
     }
 }
 

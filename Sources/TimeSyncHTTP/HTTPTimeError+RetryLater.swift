@@ -39,9 +39,9 @@ extension HTTPTimeError {
     }
 
     /// What this error means for a time source's polling schedule: ``retryLater`` with a
-    /// `Retry-After` waits that long (`NTPPollOutcome.retryAfter(_:)`); a `429` without a usable
+    /// `Retry-After` waits that long (`PollOutcome.retryAfter(_:)`); a `429` without a usable
     /// one slows polling down like NTP's `RATE` kiss; anything else is a failure (back off and retry).
-    public var pollOutcome: NTPPollOutcome {
+    public var pollOutcome: PollOutcome {
         guard code == .retryLater else { return .failure }
         if let retryAfter { return .retryAfter(retryAfter) }
         return status == 429 ? .kiss(.reducePollRate) : .failure
@@ -52,7 +52,7 @@ extension HTTPTimeError {
     /// connection).
     /// - Parameter error: The error `measure(timeout:)` threw.
     /// - Returns: The outcome for the schedule.
-    public static func pollOutcome(for error: any Error) -> NTPPollOutcome {
+    public static func pollOutcome(for error: any Error) -> PollOutcome {
         (error as? HTTPTimeError)?.pollOutcome ?? .failure
     }
 }

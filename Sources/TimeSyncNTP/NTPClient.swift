@@ -197,13 +197,55 @@ public struct NTPClient: Sendable {
         interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .query
     ) async throws -> NTPQueryResult {
         let server = NTPServerAddress(host: host, port: port)
-        let addresses = try await NTPResolver.resolve(host: host, port: port)
-        var lastError: any Error = NTPClientError(.noAddresses, host)
+        return try await firstAnswering(server) { address in
+            let exchanges = try await collect(
+                server: server, address: address, source: NTPPoolSource.sourceName(server: server, address: address),
+                timeout: timeout, samples: max(1, samples), interval: interval, conflictWindow: conflictWindow)
+            let consensus = try SampleConsensus(exchanges.samples)
+            // The server's fields (stratum, leap, …) come from the replies the majority agrees with.
+            let agreeing = Set(consensus.samples)
+            let kept = zip(exchanges.replies, exchanges.samples).filter { agreeing.contains($0.1) }.map(\.0)
+            return NTPQueryResult(
+                server: server, address: address, calibration: consensus.calibration, replies: kept,
+                samples: consensus.samples, timeBase: timeBase)
+        }
+    }
+
+    /// Measures a server for a synchronizer: resolves the name, then exchanges `samples` requests with
+    /// the first address that answers, like ``query(host:port:timeout:samples:interval:conflictWindow:)``,
+    /// and returns every validated sample as it is. Nothing is combined: the clock's estimator takes
+    /// the samples (and holds any that contradicts the source's others as a suspect).
+    /// - Parameters:
+    ///   - server: The server's name or address and port.
+    ///   - source: The source name the samples carry.
+    ///   - timeout: The deadline of each exchange.
+    ///   - samples: How many exchanges (at least 1; default 1).
+    ///   - interval: The spacing of the exchanges (default 250 ms).
+    ///   - conflictWindow: How long each exchange listens after its first reply for a conflicting one.
+    /// - Returns: The samples, oldest first; at least one.
+    /// - Throws: What ``query(host:port:timeout:samples:interval:conflictWindow:)`` throws, except
+    ///   `SampleConsensusError`.
+    func samples(
+        of server: NTPServerAddress, source: String, timeout: Duration, samples: Int = 1,
+        interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .synchronizer
+    ) async throws -> [OffsetSample] {
+        try await firstAnswering(server) { address in
+            try await collect(
+                server: server, address: address, source: source, timeout: timeout, samples: max(1, samples),
+                interval: interval, conflictWindow: conflictWindow
+            ).samples
+        }
+    }
+
+    /// Resolves the server's name and returns what `body` makes of the first address that answers.
+    private func firstAnswering<Result>(
+        _ server: NTPServerAddress, _ body: (SocketAddress) async throws -> Result
+    ) async throws -> Result {
+        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port)
+        var lastError: any Error = NTPClientError(.noAddresses, server.host)
         for address in addresses {
             do {
-                return try await query(
-                    server: server, address: address, timeout: timeout, samples: max(1, samples), interval: interval,
-                    conflictWindow: conflictWindow)
+                return try await body(address)
             } catch let error as NTPReplyError where error == .kissOfDeath {
                 throw error  // the server said no: do not try its other addresses
             } catch let error as SampleConsensusError {
@@ -233,11 +275,12 @@ public struct NTPClient: Sendable {
         return wait <= maximum ? wait : nil
     }
 
-    private func query(
-        server: NTPServerAddress, address: SocketAddress, timeout: Duration, samples: Int, interval: Duration,
-        conflictWindow: ConflictWindow
-    ) async throws -> NTPQueryResult {
-        let source = NTPPoolSource.sourceName(server: server, address: address)
+    /// Exchanges `samples` requests with one address, `interval` apart (a `RATE` kiss widening the
+    /// spacing), and returns the replies and their samples.
+    private func collect(
+        server: NTPServerAddress, address: SocketAddress, source: String, timeout: Duration, samples: Int,
+        interval: Duration, conflictWindow: ConflictWindow
+    ) async throws -> (replies: [NTPReply], samples: [OffsetSample]) {
         let started = timeBase.monotonicNow()
         var replies: [NTPReply] = []
         var collected: [OffsetSample] = []
@@ -287,13 +330,7 @@ public struct NTPClient: Sendable {
             }
             throw lastError ?? NTPClientError(.timeout, "\(address.endpoint)")
         }
-        let consensus = try SampleConsensus(collected)
-        // The server's fields (stratum, leap, …) come from the replies the majority agrees with.
-        let agreeing = Set(consensus.samples)
-        let kept = zip(replies, collected).filter { agreeing.contains($0.1) }.map(\.0)
-        return NTPQueryResult(
-            server: server, address: address, calibration: consensus.calibration, replies: kept,
-            samples: consensus.samples, timeBase: timeBase)
+        return (replies, collected)
     }
 }
 

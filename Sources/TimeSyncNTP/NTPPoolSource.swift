@@ -4,57 +4,11 @@ import NIOPosix
 import ServiceLifecycle
 import TimeSync
 
-/// The settings of an ``NTPPoolSource``.
-public struct NTPPoolConfiguration: Sendable, Hashable {
-    /// The servers to use: host names (every A and AAAA record is a candidate) or IP literals.
-    /// Default: ``NTPServerAddress/defaultPool``.
-    public var servers: [NTPServerAddress]
-    /// The most addresses polled at once, over all servers (default 8).
-    public var maximumSources: Int
-    /// The most addresses taken from one host name (default 4).
-    public var addressesPerHost: Int
-    /// Burst and poll intervals of each address.
-    public var policy: NTPPollPolicy
-    /// How long to wait for each reply (default 2 s).
-    public var timeout: Duration
-    /// The limits replies must meet.
-    public var limits: NTPReplyLimits
-
-    /// Creates a configuration.
-    public init(
-        servers: [NTPServerAddress] = NTPServerAddress.defaultPool, maximumSources: Int = 8, addressesPerHost: Int = 4,
-        policy: NTPPollPolicy = .init(), timeout: Duration = .seconds(2), limits: NTPReplyLimits = .init()
-    ) {
-        self.servers = servers
-        self.maximumSources = max(1, maximumSources)
-        self.addressesPerHost = max(1, addressesPerHost)
-        self.policy = policy
-        self.timeout = timeout
-        self.limits = limits
-    }
-}
-
-/// What an ``NTPPoolSource`` did, for logs, metrics and tests.
-public enum NTPPoolEvent: Sendable, Hashable {
-    /// A server name resolved; these addresses (IP text) are now polled.
-    case resolved(server: NTPServerAddress, addresses: [String])
-    /// A server name did not resolve; it is retried after `retryIn`.
-    case resolutionFailed(server: NTPServerAddress, error: String, retryIn: Duration)
-    /// A reply became a sample and was fed to the clock.
-    case sample(OffsetSample)
-    /// An exchange failed (timeout, network error, rejected reply); the source is polled again after
-    /// `retryIn`. The clock is unchanged.
-    case failed(source: String, error: String, retryIn: Duration)
-    /// A Kiss-o'-Death: `RATE` lengthens the poll interval (`retryIn`); `DENY` and `RSTR` stop the
-    /// source (`retryIn` is `nil`) and remove it from the clock.
-    case kissOfDeath(source: String, code: NTPReferenceID, retryIn: Duration?)
-}
-
 /// Keeps a `ServerClock` calibrated from NTP servers: resolves every configured name to all its
-/// IPv4 and IPv6 addresses, polls each address concurrently as the core's `NTPSourcePoller` directs
-/// (an initial burst, then backoff; Kiss-o'-Death codes obeyed; a name resolved again when its
-/// addresses fall silent), and feeds every accepted reply to the clock, whose estimator
-/// filters each source and selects across sources (dropping falsetickers).
+/// IPv4 and IPv6 addresses and polls each address as the core's `SynchronizerCore` directs (the same
+/// poll loop a `TimeSynchronizer` runs: an initial burst, then backoff; Kiss-o'-Death codes obeyed; a
+/// name resolved again when its addresses fall silent), and feeds every accepted reply to the clock,
+/// whose estimator filters each source and selects across sources (dropping falsetickers).
 ///
 /// Failures never reach the clock: timeouts, unreachable networks, rejected replies and DNS errors
 /// become ``NTPPoolEvent``s and `ServerClock.reject(source:reason:)` reports and are retried with
@@ -102,12 +56,45 @@ public struct NTPPoolSource: Service {
     /// Polls until cancelled or graceful shutdown.
     public func run() async throws {
         let registry = AddressRegistry(capacity: configuration.maximumSources)
+        let ends = AddressEnds()
+        let loop = SynchronizerLoop(
+            clock: clock,
+            core: SynchronizerCore(sources: [], configuration: .init(poll: configuration.policy), start: clock.timeBase.monotonicNow()),
+            sources: [], resolvesInPlace: false, followsClockError: false,
+            onNotice: { [logger, onEvent] notice in Self.report(notice, ends: ends, logger: logger, onEvent: onEvent) })
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
+                group.addTask { await loop.run() }
                 for server in configuration.servers {
-                    group.addTask { await self.runHost(server, registry: registry) }
+                    group.addTask { await self.runHost(server, registry: registry, loop: loop, ends: ends) }
                 }
             }
+        }
+    }
+
+    /// Turns what the poll loop did into events and logs.
+    private static func report(
+        _ notice: SynchronizerLoop.Notice, ends: AddressEnds, logger: Logger, onEvent: @Sendable (NTPPoolEvent) -> Void
+    ) {
+        switch notice {
+        case .events:
+            break
+        case .measured(_, let samples):
+            for sample in samples { onEvent(.sample(sample)) }
+        case .failed(let source, let error, _, let retryIn):
+            if let error = error as? NTPReplyError, error == .kissOfDeath {
+                let code = error.kissCode ?? NTPReferenceID(rawValue: 0)
+                logger.warning("NTP Kiss-o'-Death", metadata: ["source": .string("\(source)"), "code": .string("\(code)")])
+                onEvent(.kissOfDeath(source: source, code: code, retryIn: retryIn))
+            } else if let retryIn {
+                logger.debug("NTP exchange failed", metadata: ["source": .string("\(source)"), "error": .string("\(error)")])
+                onEvent(.failed(source: source, error: "\(error)", retryIn: retryIn))
+            }
+        case .unreachable(let source):
+            logger.info("NTP server unreachable; resolving its name again", metadata: ["source": .string("\(source)")])
+            ends.end(source, with: .resolve)
+        case .removed(let source):
+            ends.end(source, with: .demobilize)
         }
     }
 
@@ -116,9 +103,9 @@ public struct NTPPoolSource: Service {
         try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: duration))
     }
 
-    /// Resolves one name and polls its addresses; re-resolves when they have all stopped.
-    private func runHost(_ server: NTPServerAddress, registry: AddressRegistry) async {
-        var retry = NTPPollPolicy.pollFloor
+    /// Resolves one name and has its addresses polled; resolves it again when they have all stopped.
+    private func runHost(_ server: NTPServerAddress, registry: AddressRegistry, loop: SynchronizerLoop, ends: AddressEnds) async {
+        var retry = PollPolicy.pollFloor
         while !Task.isCancelled {
             let addresses: [SocketAddress]
             do {
@@ -130,22 +117,19 @@ public struct NTPPoolSource: Service {
                 retry = min(retry * 2, configuration.policy.maximumInterval)
                 continue
             }
-            retry = NTPPollPolicy.pollFloor
+            retry = PollPolicy.pollFloor
             let claimed = await registry.claim(addresses, upTo: configuration.addressesPerHost)
             if !claimed.isEmpty {
                 onEvent(.resolved(server: server, addresses: claimed.map { $0.ipAddress ?? "\($0)" }))
                 logger.info("NTP server resolved", metadata: ["server": .string("\(server)"), "addresses": .string("\(claimed.map(\.endpoint))")])
-                let ends = await withTaskGroup(of: NTPPollAction.self) { group in
-                    for address in claimed {
-                        group.addTask { await self.poll(server, at: address) }
-                    }
-                    return await group.reduce(into: [NTPPollAction]()) { $0.append($1) }
-                }
+                let names = claimed.map { Self.sourceName(server: server, address: $0) }
+                for (name, address) in zip(names, claimed) { loop.add(source(name, at: address)) }
+                let ended = await ends.wait(for: names)
                 await registry.release(claimed)
-                if Task.isCancelled { return }
+                guard let ended else { return }
                 // An address gone silent asks for the name again soon (the server may have moved);
                 // addresses that all said DENY/RSTR are left alone for the longest interval.
-                let pause = ends.contains(.resolve) ? configuration.policy.minimumInterval : configuration.policy.maximumInterval
+                let pause = ended.contains(.resolve) ? configuration.policy.minimumInterval : configuration.policy.maximumInterval
                 do { try await sleep(for: pause) } catch { return }
                 continue
             }
@@ -153,81 +137,15 @@ public struct NTPPoolSource: Service {
         }
     }
 
-    /// Polls one address as the core's `NTPSourcePoller` directs, until it must stop (`DENY`/`RSTR`,
-    /// or silent for eight polls) or the task is cancelled.
-    /// - Returns: The action that ended the polling.
-    private func poll(_ server: NTPServerAddress, at address: SocketAddress) async -> NTPPollAction {
-        let source = Self.sourceName(server: server, address: address)
-        let timeBase = clock.timeBase
-        var poller = NTPSourcePoller(policy: configuration.policy, start: timeBase.monotonicNow())
-        while !Task.isCancelled {
-            switch poller.nextAction(at: timeBase.monotonicNow()) {
-            case .wait(let until):
-                do { try await timeBase.sleep(until: until) } catch { return .demobilize }
-            case .resolve:
-                logger.info("NTP server unreachable; resolving its name again", metadata: ["source": .string("\(source)")])
-                return .resolve
-            case .demobilize:
-                clock.removeSource(source)
-                return .demobilize
-            case .send:
-                let outcome: NTPPollOutcome
-                var kissCode: NTPReferenceID?
-                var failure: String?
-                do {
-                    let reply = try await client.exchange(with: address, timeout: configuration.timeout)
-                    let sample = try reply.sample(source: source)
-                    clock.calibrate(with: sample)
-                    onEvent(.sample(sample))
-                    outcome = .sample
-                } catch is CancellationError {
-                    return .demobilize
-                } catch let error as NTPReplyError where error == .kissOfDeath {
-                    let code = error.kissCode ?? NTPReferenceID(rawValue: 0)
-                    kissCode = code
-                    outcome = .kiss(code.kissAction)
-                    clock.reject(source: source, reason: "\(error)")
-                } catch {
-                    failure = "\(error)"
-                    outcome = .failure
-                    clock.reject(source: source, reason: "\(error)")
-                }
-                let now = timeBase.monotonicNow()
-                poller.handle(outcome, at: now)
-                let wait: Duration? = outcome == .kiss(.stopUsingServer) ? nil : now.duration(to: poller.nextPoll)
-                if let kissCode {
-                    logger.warning("NTP Kiss-o'-Death", metadata: ["source": .string("\(source)"), "code": .string("\(kissCode)")])
-                    onEvent(.kissOfDeath(source: source, code: kissCode, retryIn: wait))
-                } else if let failure, let wait {
-                    logger.debug("NTP exchange failed", metadata: ["source": .string("\(source)"), "error": .string("\(failure)")])
-                    onEvent(.failed(source: source, error: failure, retryIn: wait))
-                }
-            }
-        }
-        return .demobilize
-    }
-}
-
-/// The addresses being polled, so two names resolving to one server poll it once, and the pool
-/// stays within its size.
-actor AddressRegistry {
-    private let capacity: Int
-    private var active: Set<SocketAddress> = []
-
-    init(capacity: Int) {
-        self.capacity = capacity
-    }
-
-    func claim(_ addresses: [SocketAddress], upTo limit: Int) -> [SocketAddress] {
-        var claimed: [SocketAddress] = []
-        for address in addresses where claimed.count < limit && active.count < capacity && !active.contains(address) {
-            active.insert(address)
-            claimed.append(address)
-        }
-        return claimed
-    }
-
-    func release(_ addresses: [SocketAddress]) {
-        for address in addresses { active.remove(address) }
+    /// One address as a source of the poll loop: one exchange per poll, its reply's sample.
+    private func source(_ name: String, at address: SocketAddress) -> SynchronizerLoop.Source {
+        let (client, timeout) = (self.client, configuration.timeout)
+        return SynchronizerLoop.Source(
+            name: name,
+            measure: { try await [client.exchange(with: address, timeout: timeout).sample(source: name)] },
+            outcome: { error in
+                guard let error = error as? NTPReplyError, error == .kissOfDeath else { return .failure }
+                return .kiss((error.kissCode ?? NTPReferenceID(rawValue: 0)).kissAction)
+            })
     }
 }

@@ -35,19 +35,15 @@ public struct NTPTimeSource: TimeSource {
         servers.map { NTPTimeSource($0, timeBase: timeBase) }
     }
 
+    /// Resolves the name and makes one exchange with the first address that answers.
+    /// - Returns: The reply's sample, validated, carrying ``name``.
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
         // Listens on after the reply (max(2 round trips, 250 ms)), so a spoofer racing the server is
         // seen before its sample reaches the clock.
-        let result = try await client.query(
-            host: server.host, port: server.port, timeout: timeout, samples: 1, conflictWindow: .synchronizer)
-        return result.samples.map { sample in
-            var sample = sample
-            sample.source = name
-            return sample
-        }
+        try await client.samples(of: server, source: name, timeout: timeout, conflictWindow: .synchronizer)
     }
 
-    public func pollOutcome(for error: any Error) -> NTPPollOutcome {
+    public func pollOutcome(for error: any Error) -> PollOutcome {
         if let error = error as? NTPReplyError, error == .kissOfDeath {
             return .kiss((error.kissCode ?? NTPReferenceID(rawValue: 0)).kissAction)
         }

@@ -1,8 +1,8 @@
 import TimeSync
 
-/// A time source for tests of code that drives a ``TimeSynchronizer``: a server on a
+/// A time source for tests of code that drives a `TimeSynchronizer`: a server on a
 /// ``ManualTimeBase`` that answers at once, its clock ``offset`` ahead of the monotonic clock, known
-/// to ``uncertainty``; it counts its requests and fails while told to.
+/// to its uncertainty; it counts its requests and fails while told to.
 public final class ScriptedTimeSource: TimeSource {
     /// The error ``measure(timeout:)`` throws while ``failing`` is set.
     public struct Unreachable: Error, Sendable, Hashable {

@@ -34,7 +34,7 @@ struct Demo: AsyncParsableCommand {
         }
         let server = servers[0]
         let synchronizer = try TimeSynchronizer(
-            sources: servers, configuration: .init(poll: NTPPollPolicy(burstCount: 4, burstInterval: .seconds(2))),
+            sources: servers, configuration: .init(poll: PollPolicy(burstCount: 4, burstInterval: .seconds(2))),
             timeBase: device)
         let clock = synchronizer.clock
         let events = clock.events()

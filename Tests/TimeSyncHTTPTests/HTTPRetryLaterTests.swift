@@ -74,7 +74,7 @@ struct HTTPRetryLaterTests {
                 status: 429, headers: [(name: "Retry-After", value: "3600")], wallNow: HTTPRetryLaterTests.wall)!
         }
 
-        func pollOutcome(for error: any Error) -> NTPPollOutcome { HTTPTimeError.pollOutcome(for: error) }
+        func pollOutcome(for error: any Error) -> PollOutcome { HTTPTimeError.pollOutcome(for: error) }
     }
 
     @Test("a synchronizer sends one request in ten minutes to a server answering 429 Retry-After: 3600")

@@ -51,7 +51,7 @@ struct HTTPRetryAfterInteropTests {
                 #expect(error == .retryLater)
                 #expect(error.status == 429 && error.retryAfter == .seconds(3600), "\(error)")
                 #expect(source.pollOutcome(for: error) == .retryAfter(.seconds(3600)))
-                var schedule = NTPPollSchedule()
+                var schedule = PollSchedule()
                 let wait = schedule.next(after: source.pollOutcome(for: error))
                 #expect(wait.map { $0 >= .seconds(3600) } == true)
             }

@@ -29,12 +29,12 @@ public protocol TimeSource: Sendable {
     func measure(timeout: Duration) async throws -> [OffsetSample]
     /// What an error from ``measure(timeout:)`` means for polling: a failure (back off and retry) by
     /// default; a source maps its protocol's "slow down" and "go away" (NTP's Kiss-o'-Death, HTTP 429
-    /// without a usable `Retry-After`) to ``NTPPollOutcome/kiss(_:)``, and "not before" (HTTP 429 or
-    /// 503 with `Retry-After`) to ``NTPPollOutcome/retryAfter(_:)``.
-    func pollOutcome(for error: any Error) -> NTPPollOutcome
+    /// without a usable `Retry-After`) to ``PollOutcome/kiss(_:)``, and "not before" (HTTP 429 or
+    /// 503 with `Retry-After`) to ``PollOutcome/retryAfter(_:)``.
+    func pollOutcome(for error: any Error) -> PollOutcome
 }
 
 extension TimeSource {
     /// Every error is a failure: back off and retry.
-    public func pollOutcome(for error: any Error) -> NTPPollOutcome { .failure }
+    public func pollOutcome(for error: any Error) -> PollOutcome { .failure }
 }

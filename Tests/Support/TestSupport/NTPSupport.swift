@@ -14,7 +14,7 @@ package func loopbackPoolSource(
         clock: clock,
         configuration: NTPPoolConfiguration(
             servers: ports.map { NTPServerAddress(host: "127.0.0.1", port: $0) },
-            policy: NTPPollPolicy(burstCount: burst, burstInterval: interval), timeout: timeout),
+            policy: PollPolicy(burstCount: burst, burstInterval: interval), timeout: timeout),
         onEvent: { events.append($0) })
 }
 

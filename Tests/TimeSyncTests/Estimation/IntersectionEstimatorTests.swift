@@ -26,6 +26,24 @@ import TimeSyncTesting
         #expect(abs(result.estimate - 7 * s) < 2 * ms)
     }
 
+    /// A source's measurement of three samples goes straight in: one lying reply among them, first,
+    /// second or third, never moves the clock (held as a suspect, or outvoted by the two after it).
+    @Test(arguments: [0, 1, 2]) func oneLyingReplyAmongThreeNeverWins(_ liar: Int) throws {
+        var estimator = IntersectionEstimator()
+        var outcome = EstimatorOutcome.noSamples
+        for index in 0..<3 {
+            let offset = index == liar ? 9 * s : 7 * s
+            outcome = estimator.add(try Fixture.exchange(offset: offset, at: Fixture.at(Double(index) / 10)))
+        }
+        let result: Calibration
+        switch outcome {
+        case .calibrated(let calibration), .contradicted(let calibration): result = calibration
+        default: throw CancellationError()
+        }
+        #expect(result.offset.contains(7 * s))
+        #expect(!result.offset.contains(9 * s))
+    }
+
     @Test func delaySpikesDoNotPullTheEstimate() throws {
         var estimator = IntersectionEstimator()
         _ = estimator.add(try Fixture.exchange(offset: 0, at: Fixture.at(0), forward: 10 * ms, backward: 10 * ms))

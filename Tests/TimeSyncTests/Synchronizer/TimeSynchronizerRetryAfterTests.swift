@@ -19,7 +19,7 @@ final class RetryAfterTimeSource: TimeSource {
         throw TooManyRequests()
     }
 
-    func pollOutcome(for error: any Error) -> NTPPollOutcome {
+    func pollOutcome(for error: any Error) -> PollOutcome {
         error is TooManyRequests ? .retryAfter(.seconds(3600)) : .failure
     }
 }
@@ -31,14 +31,14 @@ final class RetryAfterTimeSource: TimeSource {
         let source = RetryAfterTimeSource()
         let sync = try TimeSynchronizer(sources: [source], timeBase: base)
         sync.start()
-        await TimeSynchronizerTests.run(base, sleepers: 1, for: .seconds(600))
+        await TimeSynchronizerTests.run(base, sync, for: .seconds(600))
         #expect(source.requests == 1)
         // The app comes to the foreground: a resynchronization does not override the server's wait.
         sync.resynchronize(reason: "foreground")
-        await TimeSynchronizerTests.run(base, sleepers: 1, for: .seconds(600))
+        await TimeSynchronizerTests.run(base, sync, for: .seconds(600))
         print("synchronizer, a source answering 429 Retry-After 3600: \(source.requests) request(s) in 20 minutes")
         #expect(source.requests == 1)
-        await TimeSynchronizerTests.run(base, sleepers: 1, for: .seconds(3 * 3600))
+        await TimeSynchronizerTests.run(base, sync, for: .seconds(3 * 3600))
         #expect((3...4).contains(source.requests), "\(source.requests) requests in 3 h 20 min")
         await sync.stop()
     }

@@ -10,16 +10,26 @@ typealias SimulatedTimeSource = ScriptedTimeSource
 @Suite struct TimeSynchronizerTests {
     let s = Fixture.second
 
-    /// Runs the simulation until `end` (monotonic, from the base's start), from wake-up to wake-up.
-    static func run(_ base: ManualTimeBase, sleepers: Int, for duration: Duration) async {
+    /// Runs the simulation until `end` (monotonic, from the base's start), from wake-up to wake-up:
+    /// each time the synchronizer has settled (no poll in flight, its loop asleep), the clock moves to
+    /// the next deadline.
+    static func run(_ base: ManualTimeBase, _ sync: TimeSynchronizer, for duration: Duration) async {
         let end = base.monotonicNow().advanced(by: duration)
         while base.monotonicNow() < end {
-            _ = await base.waitForSleepers(sleepers)
+            await settle(base, sync)
             guard let next = base.nextWakeup, next <= end else {
                 base.advance(by: base.monotonicNow().duration(to: end))
                 break
             }
             base.advance(by: base.monotonicNow().duration(to: max(next, base.monotonicNow())))
+        }
+    }
+
+    /// Yields (never sleeps) until the synchronizer has settled and its loop sleeps on the time base.
+    static func settle(_ base: ManualTimeBase, _ sync: TimeSynchronizer) async {
+        for _ in 0..<100_000 {
+            if sync.isSettled, base.sleeperCount >= 1 { return }
+            await Task.yield()
         }
     }
 
@@ -75,9 +85,9 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         let sources = (0..<3).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
         let sync = try TimeSynchronizer(sources: sources, configuration: .init(targetError: .milliseconds(50)), timeBase: base)
         sync.start()
-        await Self.run(base, sleepers: 3, for: .seconds(3600))
+        await Self.run(base, sync, for: .seconds(3600))
         let firstHour = sources.map(\.requests)
-        await Self.run(base, sleepers: 3, for: .seconds(3 * 3600))
+        await Self.run(base, sync, for: .seconds(3 * 3600))
         let steadyPerHour = sources.map { Double($0.requests) } .reduce(0, +) / 3 - Double(firstHour.reduce(0, +)) / 3
         // A burst of 4, then 64 s doubling to the 1024 s maximum: about 3.5 requests an hour a source
         // once steady, 4 + 6 in the first hour.
@@ -91,7 +101,7 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         let capped = (0..<3).map { SimulatedTimeSource("c\($0)", offset: 5 * s, base: base) }
         let budgeted = try TimeSynchronizer(sources: capped, configuration: .init(requestsPerHour: 6), timeBase: base)
         budgeted.start()
-        await Self.run(base, sleepers: 3, for: .seconds(4 * 3600))
+        await Self.run(base, budgeted, for: .seconds(4 * 3600))
         let total = capped.map(\.requests).reduce(0, +)
         #expect(total <= 12 + 4 * 6, "\(total) requests in 4 hours")
         await budgeted.stop()
@@ -102,13 +112,13 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         let sources = (0..<2).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
         let sync = try TimeSynchronizer(sources: sources, timeBase: base)
         sync.start()
-        await Self.run(base, sleepers: 2, for: .seconds(600))
+        await Self.run(base, sync, for: .seconds(600))
         let before = sources.map(\.requests)
-        _ = await base.waitForSleepers(2)
+        await Self.settle(base, sync)
         sync.resynchronize(reason: "the app entered the foreground")
-        // The woken tasks poll at once (yielding, never sleeping, until they have).
+        // The woken loop polls at once (yielding, never sleeping, until it has).
         for _ in 0..<100_000 where sources.map(\.requests) == before { await Task.yield() }
-        await Self.run(base, sleepers: 2, for: .seconds(10))
+        await Self.run(base, sync, for: .seconds(10))
         let after = sources.map(\.requests)
         let added = zip(before, after).map { $1 - $0 }
         #expect(added.allSatisfy { $0 >= 4 }, "\(before) → \(after)")
@@ -122,7 +132,7 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         let sources = [down, SimulatedTimeSource("up", offset: 5 * s, base: base)]
         let sync = try TimeSynchronizer(sources: sources, timeBase: base)
         sync.start()
-        await Self.run(base, sleepers: 2, for: .seconds(3600))
+        await Self.run(base, sync, for: .seconds(3600))
         let states = Dictionary(uniqueKeysWithValues: sync.sourceStatuses().map { ($0.source, $0.state) })
         #expect(states == ["down": .unreachable, "up": .selected])
         #expect(sync.clock.reading().status == .provisional, "one of the two agreeing sources min(3, 2) = 2 answers")
@@ -134,10 +144,10 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         let sources = (0..<2).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
         let sync = try TimeSynchronizer(sources: sources, configuration: .init(maximumCalibrationAge: .seconds(1800)), timeBase: base)
         sync.start()
-        await Self.run(base, sleepers: 2, for: .seconds(60))
+        await Self.run(base, sync, for: .seconds(60))
         for source in sources { source.failing = true }  // offline from here on
         let before = sources.map(\.requests)
-        await Self.run(base, sleepers: 2, for: .seconds(3 * 3600))
+        await Self.run(base, sync, for: .seconds(3 * 3600))
         let perSourceAndHour = zip(before, sources.map(\.requests)).map { Double($1 - $0) / 3 }
         // Backoff to 1024 s, and one burst of 4 each time the calibration is older than 30 minutes:
         // about 3.5 + 2 × 4 an hour; far fewer than a burst on every wake.
@@ -163,7 +173,7 @@ typealias SimulatedTimeSource = ScriptedTimeSource
             return nil
         }
         sync.start()
-        await TimeSynchronizerTests.run(base, sleepers: 2, for: .seconds(30))
+        await TimeSynchronizerTests.run(base, sync, for: .seconds(30))
         await sync.stop()
         let errors = try #require(await reported.value)
         #expect(Set(errors.keys) == ["s0", "s1"])

@@ -3,13 +3,13 @@ import TimeSync
 import TimeSyncTesting
 
 /// The poller driven as a transport drives it, on a hand-moved clock: hours of polling, no sleeps.
-@Suite struct NTPSourcePollerTests {
+@Suite struct SourcePollerTests {
     /// Runs the poller until `until`, answering each send with `outcome(pollNumber)`; returns the
     /// instants of the sends (seconds after the start) and the action that ended the run.
     static func drive(
-        _ poller: inout NTPSourcePoller, on base: ManualTimeBase, until end: Duration,
-        outcome: (Int) -> NTPPollOutcome
-    ) -> (sends: [Double], last: NTPPollAction?) {
+        _ poller: inout SourcePoller, on base: ManualTimeBase, until end: Duration,
+        outcome: (Int) -> PollOutcome
+    ) -> (sends: [Double], last: PollAction?) {
         let start = base.monotonicNow()
         var sends: [Double] = []
         while start.duration(to: base.monotonicNow()) < end {
@@ -30,7 +30,7 @@ import TimeSyncTesting
 
     @Test func burstThenDoublingIntervalsToTheMaximum() {
         let base = ManualTimeBase()
-        var poller = NTPSourcePoller(start: base.monotonicNow())
+        var poller = SourcePoller(start: base.monotonicNow())
         let (sends, last) = Self.drive(&poller, on: base, until: .seconds(4000)) { _ in .sample }
         #expect(last == nil)
         let gaps = zip(sends.dropFirst(), sends).map { ($0 - $1).rounded() }
@@ -40,7 +40,7 @@ import TimeSyncTesting
 
     @Test func anUnreachableAddressAsksForTheNameAgainAfterEightSilentPolls() {
         let base = ManualTimeBase()
-        var poller = NTPSourcePoller(start: base.monotonicNow())
+        var poller = SourcePoller(start: base.monotonicNow())
         // Two good replies, then silence.
         let (sends, last) = Self.drive(&poller, on: base, until: .seconds(100_000)) { $0 <= 2 ? .sample : .failure }
         #expect(last == .resolve)
@@ -51,7 +51,7 @@ import TimeSyncTesting
 
     @Test func denyDemobilizesAndRateSlowsDown() {
         let base = ManualTimeBase()
-        var poller = NTPSourcePoller(start: base.monotonicNow())
+        var poller = SourcePoller(start: base.monotonicNow())
         let (sends, last) = Self.drive(&poller, on: base, until: .seconds(100_000)) {
             switch $0 {
             case 2: .kiss(.reducePollRate)
@@ -67,7 +67,7 @@ import TimeSyncTesting
 
     @Test func restartBurstPollsAtOnceButNotAfterRate() {
         let base = ManualTimeBase()
-        var poller = NTPSourcePoller(start: base.monotonicNow())
+        var poller = SourcePoller(start: base.monotonicNow())
         _ = Self.drive(&poller, on: base, until: .seconds(600)) { _ in .sample }
         var action = poller.nextAction(at: base.monotonicNow())
         if action == .send {  // the run ended just as a poll fell due
@@ -84,7 +84,7 @@ import TimeSyncTesting
         poller.handle(.sample, at: base.monotonicNow())
         #expect(poller.nextAction(at: base.monotonicNow()) == .wait(until: base.monotonicNow().advanced(by: .seconds(2))))
 
-        var kissed = NTPSourcePoller(start: base.monotonicNow())
+        var kissed = SourcePoller(start: base.monotonicNow())
         #expect(kissed.nextAction(at: base.monotonicNow()) == .send)
         kissed.handle(.kiss(.reducePollRate), at: base.monotonicNow())
         let due = kissed.nextPoll
@@ -94,7 +94,7 @@ import TimeSyncTesting
     }
 
     @Test func aLostExchangeCountsAsAFailure() {
-        var poller = NTPSourcePoller(start: MonotonicInstant(nanoseconds: 0), unreachableAfter: 2)
+        var poller = SourcePoller(start: MonotonicInstant(nanoseconds: 0), unreachableAfter: 2)
         #expect(poller.nextAction(at: MonotonicInstant(nanoseconds: 0)) == .send)
         // Asked again without an outcome: the first poll failed, the next is due after the burst gap.
         #expect(poller.nextAction(at: MonotonicInstant(nanoseconds: 1)) == .wait(until: MonotonicInstant(nanoseconds: 2_000_000_001)))
@@ -104,8 +104,8 @@ import TimeSyncTesting
     /// A transport that asks again before reporting, with a zero burst gap, still spends the shared
     /// budget: one request an hour with a burst of one lets exactly one send through at one instant.
     @Test func askingAgainWithoutReportingNeverBypassesTheBudget() {
-        let policy = NTPPollPolicy(burstCount: 8, burstInterval: .zero)
-        var poller = NTPSourcePoller(policy: policy, start: MonotonicInstant(nanoseconds: 0))
+        let policy = PollPolicy(burstCount: 8, burstInterval: .zero)
+        var poller = SourcePoller(policy: policy, start: MonotonicInstant(nanoseconds: 0))
         var budget = RequestBudget(requestsPerHour: 1, burst: 1)
         let now = MonotonicInstant(nanoseconds: 0)
         var sends = 0

@@ -1,32 +1,19 @@
-/// What an ``NTPSourcePoller`` asks its transport to do next.
-public enum NTPPollAction: Sendable, Hashable {
-    /// Send one request now, then report its outcome with ``NTPSourcePoller/handle(_:at:)``.
-    case send
-    /// Nothing is due before this instant: sleep until then and ask again.
-    case wait(until: MonotonicInstant)
-    /// The address has not answered for ``NTPSourcePoller/unreachableAfter`` polls in a row: resolve
-    /// the server's name again (it may have moved) and poll what it resolves to now.
-    case resolve
-    /// Stop polling this address for good (the server sent `DENY` or `RSTR`) and remove it from the
-    /// clock.
-    case demobilize
-}
-
-/// The polling of one server address, sans I/O: when to send, when to back off, when to give up, when
-/// to resolve the name again.
+/// The polling of one source, sans I/O: when to send, when to back off, when to give up, when to
+/// resolve its name again. ``SynchronizerCore`` keeps one per source.
 ///
-/// The transport loops: ask ``nextAction(at:)``; on ``NTPPollAction/send`` exchange one packet (with
-/// its own deadline) and report the outcome with ``handle(_:at:)``; on ``NTPPollAction/wait(until:)``
-/// sleep until then; on ``NTPPollAction/resolve`` or ``NTPPollAction/demobilize`` stop. Intervals
-/// follow ``NTPPollSchedule``: a burst, then backoff from the policy's minimum to its maximum, `RATE`
+/// The transport loops: ask ``nextAction(at:)``; on ``PollAction/send`` exchange one packet (with
+/// its own deadline) and report the outcome with ``handle(_:at:)``; on ``PollAction/wait(until:)``
+/// sleep until then; on ``PollAction/resolve`` resolve the name again (``resolved(at:)``), on
+/// ``PollAction/demobilize`` stop. Intervals
+/// follow ``PollSchedule``: a burst, then backoff from the policy's minimum to its maximum, `RATE`
 /// kisses raising this server's floor. Reachability is NTP's 8-bit register: each poll shifts in
 /// whether it brought a usable reply.
 ///
 /// Every instant comes from the caller, so a test drives the poller through hours of polling with a
 /// hand-moved clock and no sleeps.
-public struct NTPSourcePoller: Sendable, Hashable {
+public struct SourcePoller: Sendable, Hashable {
     /// The intervals followed.
-    public private(set) var schedule: NTPPollSchedule
+    public private(set) var schedule: PollSchedule
     /// The last eight polls, newest in the lowest bit: 1 for a usable reply (NTP's `reach`).
     public private(set) var reachability: UInt8 = 0
     /// When the next request is due.
@@ -41,7 +28,7 @@ public struct NTPSourcePoller: Sendable, Hashable {
     /// Default 8: the reachability register is all zeros.
     public var unreachableAfter: Int
     /// The earliest instant the server allowed for the next request, after it answered with a
-    /// `Retry-After` (``NTPPollOutcome/retryAfter(_:)``): a restarted burst or a resolved name waits
+    /// `Retry-After` (``PollOutcome/retryAfter(_:)``): a restarted burst or a resolved name waits
     /// for it too.
     public private(set) var notBefore: MonotonicInstant?
     private var stopped = false
@@ -50,9 +37,9 @@ public struct NTPSourcePoller: Sendable, Hashable {
     /// - Parameters:
     ///   - policy: Burst and intervals.
     ///   - start: When to send the first request (usually now).
-    ///   - unreachableAfter: Unanswered polls in a row before ``NTPPollAction/resolve`` (at least 1).
-    public init(policy: NTPPollPolicy = .init(), start: MonotonicInstant, unreachableAfter: Int = 8) {
-        schedule = NTPPollSchedule(policy: policy)
+    ///   - unreachableAfter: Unanswered polls in a row before ``PollAction/resolve`` (at least 1).
+    public init(policy: PollPolicy = .init(), start: MonotonicInstant, unreachableAfter: Int = 8) {
+        schedule = PollSchedule(policy: policy)
         nextPoll = start
         self.unreachableAfter = max(1, unreachableAfter)
     }
@@ -62,17 +49,17 @@ public struct NTPSourcePoller: Sendable, Hashable {
 
     /// What to do at `now`.
     /// - Parameter now: The current monotonic instant.
-    /// - Returns: ``NTPPollAction/send`` when a poll is due (the poller then waits for its outcome),
-    ///   ``NTPPollAction/wait(until:)`` otherwise; ``NTPPollAction/resolve`` or
-    ///   ``NTPPollAction/demobilize`` once the address is done with, for every call after.
-    public mutating func nextAction(at now: MonotonicInstant) -> NTPPollAction {
+    /// - Returns: ``PollAction/send`` when a poll is due (the poller then waits for its outcome),
+    ///   ``PollAction/wait(until:)`` otherwise; ``PollAction/resolve`` or
+    ///   ``PollAction/demobilize`` once the address is done with, for every call after.
+    public mutating func nextAction(at now: MonotonicInstant) -> PollAction {
         var unlimited = RequestBudget.unlimited
         return nextAction(at: now, budget: &unlimited)
     }
 
     /// What to do at `now`, within a request budget shared with other sources: a due poll waits for
     /// the budget's next token.
-    public mutating func nextAction(at now: MonotonicInstant, budget: inout RequestBudget) -> NTPPollAction {
+    public mutating func nextAction(at now: MonotonicInstant, budget: inout RequestBudget) -> PollAction {
         if stopped { return .demobilize }
         if unansweredPolls >= unreachableAfter { return .resolve }
         if awaitingReply {
@@ -94,13 +81,13 @@ public struct NTPSourcePoller: Sendable, Hashable {
     /// - Parameters:
     ///   - outcome: A usable reply, a failure (timeout, network error, rejected reply), or a kiss.
     ///   - now: When the outcome was known; the next poll is timed from here.
-    public mutating func handle(_ outcome: NTPPollOutcome, at now: MonotonicInstant) {
+    public mutating func handle(_ outcome: PollOutcome, at now: MonotonicInstant) {
         handle(outcome, at: now, error: nil)
     }
 
     /// Takes the outcome of the request last asked for, with the clock's error after it: see
-    /// ``NTPPollPolicy/targetError``.
-    public mutating func handle(_ outcome: NTPPollOutcome, at now: MonotonicInstant, error: Duration?) {
+    /// ``PollPolicy/targetError``.
+    public mutating func handle(_ outcome: PollOutcome, at now: MonotonicInstant, error: Duration?) {
         guard awaitingReply, !stopped else { return }
         awaitingReply = false
         let usable = outcome == .sample
@@ -114,7 +101,7 @@ public struct NTPSourcePoller: Sendable, Hashable {
         if case .retryAfter = outcome { notBefore = nextPoll }
     }
 
-    /// The name was resolved again after ``NTPPollAction/resolve``: polling goes on, at the policy's
+    /// The name was resolved again after ``PollAction/resolve``: polling goes on, at the policy's
     /// longest interval from `now`, until the address answers (the reachability register keeps its
     /// history).
     public mutating func resolved(at now: MonotonicInstant) {

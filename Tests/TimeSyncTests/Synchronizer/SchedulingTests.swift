@@ -5,8 +5,8 @@ import TimeSyncTesting
 /// Polling that follows the clock's error, and a request budget, on a hand-moved clock.
 @Suite struct SchedulingTests {
     @Test func intervalsGrowWhileTheErrorIsSmallAndShrinkWhenItWidens() {
-        let policy = NTPPollPolicy(burstCount: 1, minimumInterval: .seconds(64), maximumInterval: .seconds(1024), targetError: .milliseconds(50))
-        var poller = NTPSourcePoller(policy: policy, start: MonotonicInstant(nanoseconds: 0))
+        let policy = PollPolicy(burstCount: 1, minimumInterval: .seconds(64), maximumInterval: .seconds(1024), targetError: .milliseconds(50))
+        var poller = SourcePoller(policy: policy, start: MonotonicInstant(nanoseconds: 0))
         var now = MonotonicInstant(nanoseconds: 0)
         var gaps: [Int64] = []
         // The error after each poll: small for a while, then the network degrades, then recovers.
@@ -26,8 +26,8 @@ import TimeSyncTesting
     @Test func theBudgetCapsRequestsPerHourWhateverTheSchedule() {
         // Eight sources that would each poll every 16 s (≈ 1800 requests an hour) under a 60/hour cap.
         var budget = RequestBudget(requestsPerHour: 60, burst: 8)
-        let policy = NTPPollPolicy(burstCount: 4, burstInterval: .seconds(2), minimumInterval: .seconds(16), maximumInterval: .seconds(16))
-        var pollers = (0..<8).map { _ in NTPSourcePoller(policy: policy, start: MonotonicInstant(nanoseconds: 0)) }
+        let policy = PollPolicy(burstCount: 4, burstInterval: .seconds(2), minimumInterval: .seconds(16), maximumInterval: .seconds(16))
+        var pollers = (0..<8).map { _ in SourcePoller(policy: policy, start: MonotonicInstant(nanoseconds: 0)) }
         var now = MonotonicInstant(nanoseconds: 0)
         let end = MonotonicInstant(nanoseconds: 3 * 3_600_000_000_000)
         var sent = 0

@@ -2,9 +2,9 @@ import Testing
 import TimeSync
 import TimeSyncTesting
 
-@Suite struct NTPPollScheduleTests {
+@Suite struct PollScheduleTests {
     @Test func burstThenBackoffToTheMaximum() {
-        var schedule = NTPPollSchedule(policy: NTPPollPolicy())
+        var schedule = PollSchedule(policy: PollPolicy())
         #expect(schedule.next(after: .sample) == .seconds(2))
         #expect(schedule.next(after: .failure) == .seconds(2))
         #expect(schedule.next(after: .sample) == .seconds(2))
@@ -15,27 +15,27 @@ import TimeSyncTesting
     }
 
     @Test func neverFasterThan16SecondsAfterTheBurst() {
-        let policy = NTPPollPolicy(burstCount: 2, burstInterval: .milliseconds(10), minimumInterval: .seconds(1), maximumInterval: .seconds(2))
+        let policy = PollPolicy(burstCount: 2, burstInterval: .milliseconds(10), minimumInterval: .seconds(1), maximumInterval: .seconds(2))
         #expect(policy.minimumInterval == .seconds(16))
         #expect(policy.maximumInterval == .seconds(16))
-        var schedule = NTPPollSchedule(policy: policy)
+        var schedule = PollSchedule(policy: policy)
         #expect(schedule.next(after: .sample) == .milliseconds(10))
         var generator = SeededGenerator(seed: 5)
         for _ in 0..<100 {
-            let outcome: NTPPollOutcome = [.sample, .failure, .kiss(.discardReply)].randomElement(using: &generator)!
+            let outcome: PollOutcome = [.sample, .failure, .kiss(.discardReply)].randomElement(using: &generator)!
             #expect(schedule.next(after: outcome)! >= .seconds(16))
         }
     }
 
     @Test func failuresBackOff() {
-        var schedule = NTPPollSchedule(policy: NTPPollPolicy(burstCount: 1))
+        var schedule = PollSchedule(policy: PollPolicy(burstCount: 1))
         #expect(schedule.next(after: .failure) == .seconds(64))
         #expect(schedule.next(after: .failure) == .seconds(128))
         #expect(schedule.next(after: .failure) == .seconds(256))
     }
 
     @Test func rateKissEndsTheBurstAndRaisesTheFloor() {
-        var schedule = NTPPollSchedule(policy: NTPPollPolicy())
+        var schedule = PollSchedule(policy: PollPolicy())
         #expect(schedule.next(after: .sample) == .seconds(2))
         #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(128))
         #expect(schedule.floor == .seconds(128))
@@ -46,7 +46,7 @@ import TimeSyncTesting
     }
 
     @Test func denyAndRestrictStopPolling() {
-        var schedule = NTPPollSchedule()
+        var schedule = PollSchedule()
         #expect(schedule.next(after: .kiss(.stopUsingServer)) == nil)
     }
 }

@@ -1,0 +1,33 @@
+/// How often a synchronizer polls one source (an NTP server, an HTTP endpoint, any `TimeSource`).
+public struct PollPolicy: Sendable, Hashable {
+    /// The floor below which the steady poll interval never goes: 16 s (NTP's `MINPOLL`, 2⁴ s).
+    public static let pollFloor: Duration = .seconds(16)
+
+    /// Requests in the initial burst. Default 4 (ntpd's and chrony's `iburst`).
+    public var burstCount: Int
+    /// Spacing of the burst's requests. Default 2 s.
+    public var burstInterval: Duration
+    /// The first steady poll interval after the burst, and the shortest; never below ``pollFloor``.
+    /// Default 64 s.
+    public var minimumInterval: Duration
+    /// The longest poll interval the backoff reaches. Default 1024 s.
+    public var maximumInterval: Duration
+    /// The error the clock should keep (half the width of its bounds), when the caller reports it:
+    /// a sample that leaves the error above this halves the interval (down to the floor) instead of
+    /// doubling it; at most half of it, the interval doubles; between, it stays. `nil`: always back
+    /// off (the interval doubles after every poll).
+    public var targetError: Duration?
+
+    /// Creates a policy; intervals below ``pollFloor`` are raised to it, a maximum below the
+    /// minimum is raised to the minimum.
+    public init(
+        burstCount: Int = 4, burstInterval: Duration = .seconds(2), minimumInterval: Duration = .seconds(64),
+        maximumInterval: Duration = .seconds(1024), targetError: Duration? = nil
+    ) {
+        self.targetError = targetError.map { max(.nanoseconds(1), $0) }
+        self.burstCount = max(1, burstCount)
+        self.burstInterval = max(.zero, burstInterval)
+        self.minimumInterval = max(Self.pollFloor, minimumInterval)
+        self.maximumInterval = max(self.minimumInterval, maximumInterval)
+    }
+}

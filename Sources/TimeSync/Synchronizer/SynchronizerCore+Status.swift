@@ -1,0 +1,80 @@
+extension SynchronizerCore {
+    /// What the clock says about the sources, for ``SynchronizerCore/statuses(_:)``.
+    public struct ClockView: Sendable, Hashable {
+        /// The clock's status now.
+        public var status: SynchronizationStatus
+        /// The sources its calibration follows.
+        public var selected: Set<String>
+        /// The sources it holds samples of.
+        public var heard: Set<String>
+        /// The samples it holds as suspects.
+        public var suspects: Set<OffsetSample>
+        /// Wall clock − monotonic clock, in nanoseconds: turns a sample's offset into server time −
+        /// this device's wall clock.
+        public var wallShift: Int64
+
+        /// Creates a view.
+        public init(
+            status: SynchronizationStatus, selected: Set<String>, heard: Set<String>, suspects: Set<OffsetSample>,
+            wallShift: Int64
+        ) {
+            self.status = status
+            self.selected = selected
+            self.heard = heard
+            self.suspects = suspects
+            self.wallShift = wallShift
+        }
+
+        /// The view of `clock` now.
+        public init(_ clock: ServerClock) {
+            let pair = clock.timeBase.wallClockPair()
+            self.init(
+                status: clock.reading().status, selected: Set(clock.calibration?.sources ?? []), heard: Set(clock.sources),
+                suspects: Set(clock.suspectSamples),
+                wallShift: pair.wall.nanoseconds.saturatingSubtract(pair.monotonic.nanoseconds))
+        }
+    }
+
+    /// Each source's state, in index order: a kiss, an unsynchronized server or conflicting replies
+    /// as its last poll said; otherwise `unreachable` after a burst's worth of polls (at most eight)
+    /// without a reply, `suspect` while its last sample is held, `selected` while the clock follows
+    /// it, `unselected` while the sources have no majority, `falseticker` when it answered but is not
+    /// followed, `pending` before it answered.
+    public func statuses(_ clock: ClockView) -> [TimeSourceStatus] {
+        // Sources are selected only while a majority stands behind the calibration now.
+        let current = clock.status == .synchronized || clock.status == .provisional
+        let selected = current ? clock.selected : []
+        return sources.map { known in
+            let offset = known.lastSample.map { Duration.nanoseconds($0.offset.midpoint.saturatingSubtract(clock.wallShift)) }
+            let state: TimeSourceStatus.State
+            let answeredPolls = min(8, known.poller.schedule.policy.burstCount)
+            var kissCode: String?
+            switch known.problem {
+            case .kissed(let code):
+                state = .kissed
+                kissCode = code
+            case .unsynchronized:
+                state = .unsynchronized
+            case .conflictingReplies:
+                state = .conflictingReplies
+            case .failed, nil:
+                if known.poller.reachability == 0, known.poller.polls - (known.poller.awaitingReply ? 1 : 0) >= answeredPolls {
+                    state = .unreachable
+                } else if let last = known.lastSample, clock.suspects.contains(last) {
+                    state = .suspect
+                } else if selected.contains(known.name) {
+                    state = .selected
+                } else if !current, clock.heard.contains(known.name) {
+                    state = .unselected
+                } else if clock.heard.contains(known.name) || known.lastSample != nil {
+                    state = .falseticker
+                } else {
+                    state = .pending
+                }
+            }
+            return TimeSourceStatus(
+                source: known.name, state: state, offset: offset, reachability: known.poller.reachability,
+                polls: known.poller.polls, kissCode: kissCode, lastError: known.lastError)
+        }
+    }
+}

@@ -1,0 +1,247 @@
+/// The polling of a synchronizer's sources, sans I/O: one ``SourcePoller`` per source, the request
+/// budget they share, the triggers that restart a burst (a network change, a resume, a calibration too
+/// old) and what each source's last poll says about it.
+///
+/// The driver loops: ask ``nextAction(at:calibrationAge:)``; on ``Action/poll(source:)`` measure that
+/// source (other sources' actions may be asked for meanwhile) and report what came back with
+/// ``handle(_:at:clockError:)``; on ``Action/wait(until:)`` sleep until then, or until an event
+/// arrives. Every instant comes from the caller: a test drives hours of polling with a hand-moved
+/// clock, no sockets, no tasks and no sleeps.
+public struct SynchronizerCore: Sendable, Hashable {
+    /// Settings.
+    public struct Configuration: Sendable, Hashable {
+        /// Burst and intervals of each source.
+        public var poll: PollPolicy
+        /// The most requests per hour over all sources; `nil` for no cap.
+        public var requestsPerHour: Double?
+        /// A calibration older than this restarts every source's burst, at most once per this age;
+        /// `nil`: never.
+        public var maximumCalibrationAge: Duration?
+        /// Unanswered polls in a row after which a source's name is resolved again.
+        public var unreachableAfter: Int
+
+        /// Creates a configuration.
+        public init(
+            poll: PollPolicy = .init(), requestsPerHour: Double? = nil, maximumCalibrationAge: Duration? = nil,
+            unreachableAfter: Int = 8
+        ) {
+            self.poll = poll
+            self.requestsPerHour = requestsPerHour
+            self.maximumCalibrationAge = maximumCalibrationAge
+            self.unreachableAfter = max(1, unreachableAfter)
+        }
+    }
+
+    /// What the driver does next.
+    public enum Action: Sendable, Hashable {
+        /// Measure this source now, then report the result with ``SynchronizerCore/handle(_:at:clockError:)``.
+        case poll(source: Int)
+        /// The source has not answered for ``Configuration/unreachableAfter`` polls: resolve its name
+        /// again, then report ``Event/resolved(source:)`` (or ``SynchronizerCore/removeSource(_:)``).
+        case resolve(source: Int)
+        /// The source asked never to be polled again (`DENY`, `RSTR`): remove it from the clock.
+        case remove(source: Int)
+        /// The calibration is older than ``Configuration/maximumCalibrationAge``: every source has
+        /// started a burst. Tell the user why.
+        case resynchronize(reason: String)
+        /// Nothing is due before this instant (`nil`: before the next event): sleep until then, or
+        /// until an event comes.
+        case wait(until: MonotonicInstant?)
+    }
+
+    /// What happened, for the core to take in.
+    public enum Event: Sendable, Hashable {
+        /// A measurement of the source brought these samples (already given to the clock).
+        case samples(source: Int, [OffsetSample])
+        /// A measurement failed: timeout, network error, rejected reply.
+        case failed(source: Int, error: String)
+        /// The server answered that its own clock is not synchronized.
+        case unsynchronized(source: Int, error: String)
+        /// Two different replies came to one request: the exchange was discarded.
+        case conflictingReplies(source: Int, error: String)
+        /// A Kiss-o'-Death (or HTTP's `429` without a usable `Retry-After`, as `RATE`).
+        case kissed(source: Int, code: String, action: NTPKissAction, error: String)
+        /// The server asked not to be asked again for this long (HTTP `Retry-After`).
+        case retryAfter(source: Int, wait: Duration, error: String)
+        /// The source's name was resolved again after ``Action/resolve(source:)``.
+        case resolved(source: Int)
+        /// Something suggests the calibration is stale (the app came to the foreground, the network
+        /// changed, the wall clock jumped): every source starts a burst, within the budget.
+        case trigger(reason: String)
+    }
+
+    /// Why a source's last poll brought no sample, when it says something about the source.
+    enum Problem: Sendable, Hashable {
+        case kissed(String)
+        case unsynchronized
+        case conflictingReplies
+        case failed
+    }
+
+    /// What the core knows of one source.
+    struct Source: Sendable, Hashable {
+        var name: String
+        var poller: SourcePoller
+        var lastSample: OffsetSample?
+        var lastPoll: MonotonicInstant?
+        /// Set by a failed poll, cleared by a sample.
+        var problem: Problem?
+        var lastError: String?
+        var removed = false
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    /// The budget every source's requests come out of.
+    public private(set) var budget: RequestBudget
+    private(set) var sources: [Source]
+    /// When a calibration too old last restarted polling: at most once per maximum age, so that an
+    /// offline device does not burst on every wake.
+    private var lastAgeTrigger: MonotonicInstant?
+    /// Whether the silence of every source was reported.
+    private var silenceReported = false
+
+    /// A core whose sources' first polls are due at `start`.
+    /// - Parameters:
+    ///   - sources: The sources' names, in order; an index in this list identifies a source.
+    ///   - configuration: Polling, budget and triggers.
+    ///   - start: When the first requests are due (usually now).
+    public init(sources: [String], configuration: Configuration = .init(), start: MonotonicInstant) {
+        self.configuration = configuration
+        budget = RequestBudget(
+            requestsPerHour: configuration.requestsPerHour, burst: Double(max(8, sources.count * configuration.poll.burstCount)))
+        self.sources = []
+        for name in sources { _ = addSource(name, at: start) }
+    }
+
+    /// The number of sources, removed ones included: indices run from 0 up to it.
+    public var sourceCount: Int { sources.count }
+
+    /// A source's name.
+    public func name(of source: Int) -> String { sources[source].name }
+
+    /// A source's poller: its schedule, reachability and next poll.
+    public func poller(of source: Int) -> SourcePoller { sources[source].poller }
+
+    /// Adds a source, polled from `now` with a burst; reuses the index of a removed source.
+    /// - Returns: The source's index.
+    public mutating func addSource(_ name: String, at now: MonotonicInstant) -> Int {
+        let source = Source(
+            name: name,
+            poller: SourcePoller(policy: configuration.poll, start: now, unreachableAfter: configuration.unreachableAfter))
+        if let free = sources.firstIndex(where: \.removed) {
+            sources[free] = source
+            return free
+        }
+        sources.append(source)
+        return sources.count - 1
+    }
+
+    /// Stops polling a source for good; its index may be given to a source added later.
+    public mutating func removeSource(_ index: Int) {
+        sources[index].removed = true
+    }
+
+    /// What to do at `now`.
+    /// - Parameters:
+    ///   - now: The current monotonic instant.
+    ///   - calibrationAge: How old the clock's calibration is, when it has one: beyond
+    ///     ``Configuration/maximumCalibrationAge`` it restarts every burst.
+    /// - Returns: The first thing due: a source to remove, resolve or poll (the one due longest,
+    ///   then the one polled least recently), the age trigger, or the instant to wait for.
+    /// - Complexity: O(n log n) for n sources.
+    public mutating func nextAction(at now: MonotonicInstant, calibrationAge: Duration? = nil) -> Action {
+        if let maximum = configuration.maximumCalibrationAge, let age = calibrationAge, age > maximum,
+            lastAgeTrigger.map({ $0.duration(to: now) >= maximum }) ?? true
+        {
+            lastAgeTrigger = now
+            restartBursts(at: now)
+            return .resynchronize(reason: "the calibration is \(age) old")
+        }
+        let order = sources.indices.filter { !sources[$0].removed && !sources[$0].poller.awaitingReply }.sorted { a, b in
+            let (left, right) = (sources[a], sources[b])
+            if left.poller.nextPoll != right.poller.nextPoll { return left.poller.nextPoll < right.poller.nextPoll }
+            if left.lastPoll != right.lastPoll { return (left.lastPoll?.nanoseconds ?? .min) < (right.lastPoll?.nanoseconds ?? .min) }
+            return a < b
+        }
+        var earliest: MonotonicInstant?
+        for index in order {
+            switch sources[index].poller.nextAction(at: now, budget: &budget) {
+            case .send:
+                sources[index].lastPoll = now
+                return .poll(source: index)
+            case .resolve:
+                return .resolve(source: index)
+            case .demobilize:
+                sources[index].removed = true
+                return .remove(source: index)
+            case .wait(let until):
+                earliest = min(earliest ?? until, until)
+            }
+        }
+        return .wait(until: earliest)
+    }
+
+    /// Takes what happened to a source, or a trigger.
+    /// - Parameters:
+    ///   - event: A measurement's result, a resolved name, or a trigger.
+    ///   - now: When it happened; the source's next poll is timed from here.
+    ///   - clockError: The clock's error after the samples went in, for ``PollPolicy/targetError``;
+    ///     `nil`: the interval backs off after every poll.
+    /// - Returns: What the synchronizer's users hear of it.
+    public mutating func handle(_ event: Event, at now: MonotonicInstant, clockError: Duration? = nil) -> [TimeSynchronizerEvent] {
+        switch event {
+        case .trigger(let reason):
+            restartBursts(at: now)
+            return [.resynchronizing(reason: reason)]
+        case .resolved(let index):
+            sources[index].poller.resolved(at: now)
+            return []
+        case .samples(let index, let samples):
+            sources[index].lastSample = samples.last ?? sources[index].lastSample
+            sources[index].problem = nil
+            sources[index].lastError = nil
+            sources[index].poller.handle(.sample, at: now, error: clockError)
+            return [.measured(source: sources[index].name, samples: samples.count)]
+        case .failed(let index, let error):
+            return fail(index, .failure, .failed, error, at: now, notice: .failed(source: sources[index].name, error: error))
+        case .unsynchronized(let index, let error):
+            return fail(index, .failure, .unsynchronized, error, at: now, notice: .failed(source: sources[index].name, error: error))
+        case .conflictingReplies(let index, let error):
+            return fail(index, .failure, .conflictingReplies, error, at: now, notice: .conflictingReplies(source: sources[index].name))
+        case .kissed(let index, let code, let action, let error):
+            return fail(
+                index, .kiss(action), .kissed(code), error, at: now,
+                notice: .kissed(source: sources[index].name, stopped: action == .stopUsingServer))
+        case .retryAfter(let index, let wait, let error):
+            return fail(
+                index, .retryAfter(wait), .kissed("Retry-After"), error, at: now, notice: .kissed(source: sources[index].name, stopped: false))
+        }
+    }
+
+    private mutating func fail(
+        _ index: Int, _ outcome: PollOutcome, _ problem: Problem, _ error: String, at now: MonotonicInstant,
+        notice: TimeSynchronizerEvent
+    ) -> [TimeSynchronizerEvent] {
+        sources[index].problem = problem
+        sources[index].lastError = error
+        sources[index].poller.handle(outcome, at: now)
+        return [notice] + (silenceToReport().map { [.noSourceAnswered(errors: $0)] } ?? [])
+    }
+
+    private mutating func restartBursts(at now: MonotonicInstant) {
+        for index in sources.indices where !sources[index].removed { sources[index].poller.restartBurst(at: now) }
+    }
+
+    /// The last error of every source, once: when each has been asked at least once and none has
+    /// ever answered.
+    private mutating func silenceToReport() -> [String: String]? {
+        guard !silenceReported, sources.allSatisfy({ $0.lastSample == nil }),
+            sources.allSatisfy({ $0.poller.polls > 0 && !$0.poller.awaitingReply && $0.lastError != nil })
+        else { return nil }
+        silenceReported = true
+        var errors: [String: String] = [:]
+        for source in sources { errors[source.name] = source.lastError }
+        return errors
+    }
+}

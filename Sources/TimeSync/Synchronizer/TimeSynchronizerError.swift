@@ -1,0 +1,20 @@
+/// Why a ``TimeSynchronizer`` cannot be made.
+public enum TimeSynchronizerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No source.
+    case noSources
+    /// Two sources have the same name: their samples would be taken for one server's.
+    case duplicateSource(String)
+    /// The sources tell different times (UTC and your service's, or two services'): a clock follows
+    /// one reference, and mixing them would make every source look like a falseticker.
+    case mixedReferences([TimeReference])
+
+    public var description: String {
+        switch self {
+        case .noSources: "no time source"
+        case .duplicateSource(let name): "two sources are named \(name)"
+        case .mixedReferences(let references):
+            "sources tell different times (\(references.map(\.description).joined(separator: ", "))): "
+                + "a synchronizer follows one reference; use one synchronizer per reference"
+        }
+    }
+}

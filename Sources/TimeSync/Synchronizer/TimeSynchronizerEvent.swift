@@ -1,0 +1,18 @@
+/// What a ``TimeSynchronizer`` did.
+public enum TimeSynchronizerEvent: Sendable, Hashable {
+    /// A source answered and its samples went to the clock.
+    case measured(source: String, samples: Int)
+    /// A source failed (timeout, refused, rejected reply); it is polled again later.
+    case failed(source: String, error: String)
+    /// A source asked to be polled less often, or not at all.
+    case kissed(source: String, stopped: Bool)
+    /// Two different replies came to one request to this source: someone on the path answered besides
+    /// the server. The exchange was discarded; the source is polled again later.
+    case conflictingReplies(source: String)
+    /// Every source has been asked at least once and none has answered: the clock shows the device's
+    /// time, unsynchronized. Polling goes on.
+    case noSourceAnswered(errors: [String: String])
+    /// Polling restarted with a burst (a trigger: foreground, network change, a wall-clock jump, a
+    /// calibration too old).
+    case resynchronizing(reason: String)
+}

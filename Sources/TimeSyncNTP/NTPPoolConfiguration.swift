@@ -1,0 +1,31 @@
+import TimeSync
+
+/// The settings of an ``NTPPoolSource``.
+public struct NTPPoolConfiguration: Sendable, Hashable {
+    /// The servers to use: host names (every A and AAAA record is a candidate) or IP literals.
+    /// Default: ``NTPServerAddress/defaultPool``.
+    public var servers: [NTPServerAddress]
+    /// The most addresses polled at once, over all servers (default 8).
+    public var maximumSources: Int
+    /// The most addresses taken from one host name (default 4).
+    public var addressesPerHost: Int
+    /// Burst and poll intervals of each address.
+    public var policy: PollPolicy
+    /// How long to wait for each reply (default 2 s).
+    public var timeout: Duration
+    /// The limits replies must meet.
+    public var limits: NTPReplyLimits
+
+    /// Creates a configuration.
+    public init(
+        servers: [NTPServerAddress] = NTPServerAddress.defaultPool, maximumSources: Int = 8, addressesPerHost: Int = 4,
+        policy: PollPolicy = .init(), timeout: Duration = .seconds(2), limits: NTPReplyLimits = .init()
+    ) {
+        self.servers = servers
+        self.maximumSources = max(1, maximumSources)
+        self.addressesPerHost = max(1, addressesPerHost)
+        self.policy = policy
+        self.timeout = timeout
+        self.limits = limits
+    }
+}
