@@ -266,26 +266,15 @@ final class UpdatePrinter: Sendable {
 
 /// Fires once; waiters wake when it does.
 final class StopSignal: Sendable {
-    private let state = Locked<(fired: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    private let fired = Locked(false)
+    private let waiters = Waiters()
 
     func fire() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard !state.fired else { return [] }
-            state.fired = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        fired.withLock { $0 = true }
+        waiters.wakeAll()
     }
 
     func wait() async {
-        await withCheckedContinuation { continuation in
-            let fired = state.withLock { state -> Bool in
-                if state.fired { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if fired { continuation.resume() }
-        }
+        await waiters.wait { fired.withLock { $0 } }
     }
 }

@@ -1,0 +1,165 @@
+import Logging
+import NIOCore
+import NIOPosix
+import TimeSync
+
+extension NTPClient {
+    /// Queries a server like `sntp`: resolves the name, then exchanges `samples` requests with the
+    /// first address that answers, `interval` apart, and combines them with `SampleConsensus`: the
+    /// largest set of samples that agree, when it is a strict majority, so one lying reply can
+    /// neither win nor spoil the answer.
+    /// - Parameters:
+    ///   - host: Host name or IP literal.
+    ///   - port: UDP port (default 123).
+    ///   - timeout: The deadline of each exchange (default 5 s).
+    ///   - samples: How many exchanges (at least 1; default 1).
+    ///   - interval: The spacing of the exchanges (default 250 ms).
+    ///   - conflictWindow: How long each exchange listens after its first reply for a conflicting one
+    ///     (default: max(round trip, 20 ms)).
+    /// - Returns: The combined result.
+    /// - Throws: ``NTPClientError`` (`.unreachable` at once, `.timeout` saying how many requests went
+    ///   unanswered in how long), `NTPReplyError` (the last rejection when no sample succeeded; a
+    ///   Kiss-o'-Death at once, except `RATE` asking for at most 16 s, which the query waits out before
+    ///   going on; `.conflictingReplies` at once: someone raced the server), `SampleConsensusError` when
+    ///   the replies contradict each other; `CancellationError`.
+    public func query(
+        host: String, port: Int = NTPServerAddress.defaultPort, timeout: Duration = .seconds(5), samples: Int = 1,
+        interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .query
+    ) async throws -> NTPQueryResult {
+        let server = NTPServerAddress(host: host, port: port)
+        return try await firstAnswering(server) { address in
+            let exchanges = try await collect(
+                server: server, address: address, source: NTPPoolSource.sourceName(server: server, address: address),
+                timeout: timeout, samples: max(1, samples), interval: interval, conflictWindow: conflictWindow)
+            let consensus = try SampleConsensus(exchanges.samples)
+            // The server's fields (stratum, leap, …) come from the replies the majority agrees with.
+            let agreeing = Set(consensus.samples)
+            let kept = zip(exchanges.replies, exchanges.samples).filter { agreeing.contains($0.1) }.map(\.0)
+            return NTPQueryResult(
+                server: server, address: address, calibration: consensus.calibration, replies: kept,
+                samples: consensus.samples, timeBase: timeBase)
+        }
+    }
+
+    /// Measures a server for a synchronizer: resolves the name, then exchanges `samples` requests with
+    /// the first address that answers, like ``query(host:port:timeout:samples:interval:conflictWindow:)``,
+    /// and returns every validated sample as it is. Nothing is combined: the clock's estimator takes
+    /// the samples (and holds any that contradicts the source's others as a suspect).
+    /// - Parameters:
+    ///   - server: The server's name or address and port.
+    ///   - source: The source name the samples carry.
+    ///   - timeout: The deadline of each exchange.
+    ///   - samples: How many exchanges (at least 1; default 1).
+    ///   - interval: The spacing of the exchanges (default 250 ms).
+    ///   - conflictWindow: How long each exchange listens after its first reply for a conflicting one.
+    /// - Returns: The samples, oldest first; at least one.
+    /// - Throws: What ``query(host:port:timeout:samples:interval:conflictWindow:)`` throws, except
+    ///   `SampleConsensusError`.
+    func samples(
+        of server: NTPServerAddress, source: String, timeout: Duration, samples: Int = 1,
+        interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .synchronizer
+    ) async throws -> [OffsetSample] {
+        try await firstAnswering(server) { address in
+            try await collect(
+                server: server, address: address, source: source, timeout: timeout, samples: max(1, samples),
+                interval: interval, conflictWindow: conflictWindow
+            ).samples
+        }
+    }
+
+    /// Resolves the server's name and returns what `body` makes of the first address that answers.
+    func firstAnswering<Result>(
+        _ server: NTPServerAddress, _ body: (SocketAddress) async throws -> Result
+    ) async throws -> Result {
+        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port)
+        var lastError: any Error = NTPClientError(.noAddresses, server.host)
+        for address in addresses {
+            do {
+                return try await body(address)
+            } catch let error as NTPReplyError where error == .kissOfDeath {
+                throw error  // the server said no: do not try its other addresses
+            } catch let error as SampleConsensusError {
+                throw error  // the server answered, inconsistently: that is the finding
+            } catch let error as NTPReplyError where error == .conflictingReplies {
+                throw error  // someone raced the server: that is the finding
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                logger.debug("NTP address failed", metadata: ["server": .string("\(address.endpoint)"), "error": .string("\(error)")])
+                lastError = error
+            }
+        }
+        throw lastError
+    }
+
+    /// The longest a one-shot query waits to honour a `RATE` kiss: 16 s. A server asking for more
+    /// ends the query with the kiss.
+    static let maximumRateWait: Duration = .seconds(16)
+
+    /// The interval a `RATE` kiss asks for (2^poll s, at least one second), when it is one and within
+    /// `maximum`.
+    static func rateWait(_ kiss: NTPReplyError, maximum: Duration) -> Duration? {
+        guard kiss == .kissOfDeath, kiss.kissCode == NTPReferenceID.rate else { return nil }
+        let poll = min(max(Int(kiss.kissPoll ?? 0), 0), 17)
+        let wait = Duration.seconds(1 << poll)
+        return wait <= maximum ? wait : nil
+    }
+
+    /// Exchanges `samples` requests with one address, `interval` apart (a `RATE` kiss widening the
+    /// spacing), and returns the replies and their samples.
+    func collect(
+        server: NTPServerAddress, address: SocketAddress, source: String, timeout: Duration, samples: Int,
+        interval: Duration, conflictWindow: ConflictWindow
+    ) async throws -> (replies: [NTPReply], samples: [OffsetSample]) {
+        let started = timeBase.monotonicNow()
+        var replies: [NTPReply] = []
+        var collected: [OffsetSample] = []
+        var lastError: (any Error)?
+        var timeouts = 0
+        var exchanges = 0  // those that count toward `samples`: every one but a RATE kiss
+        var kisses = 0
+        var spacing = interval  // widened by a RATE kiss for the rest of the query
+        var nextSend = started
+        while exchanges < samples {
+            if exchanges + kisses > 0 { try await timeBase.sleep(until: nextSend) }
+            nextSend = timeBase.monotonicNow().advanced(by: spacing)
+            do {
+                let reply = try await exchange(with: address, timeout: timeout, conflictWindow: conflictWindow)
+                exchanges += 1
+                collected.append(try reply.sample(source: source))
+                replies.append(reply)
+            } catch let error as NTPReplyError where error == .kissOfDeath {
+                // RATE: keep the interval the server asks for from now on (only for a wait a one-shot
+                // query can afford); DENY, RSTR and the rest end the query.
+                guard let wait = Self.rateWait(error, maximum: Self.maximumRateWait), kisses < samples else { throw error }
+                kisses += 1
+                spacing = max(spacing, wait + wait / 10)  // a margin over the limit, not on its edge
+                logger.info(
+                    "NTP: Kiss-o'-Death RATE; slowing down", metadata: ["server": .string("\(address.endpoint)"), "wait": .string("\(wait)")])
+                nextSend = max(nextSend, timeBase.monotonicNow().advanced(by: wait))
+            } catch let error as NTPReplyError where error == .conflictingReplies {
+                throw error  // one raced exchange taints the query: report it, do not average it away
+            } catch let error as NTPClientError where error == .unreachable {
+                throw NTPClientError(.unreachable, "\(address.endpoint): port unreachable")
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch let error as NTPClientError where error == .timeout {
+                exchanges += 1
+                timeouts += 1
+                lastError = error
+            } catch {
+                exchanges += 1
+                lastError = error
+            }
+        }
+        guard !collected.isEmpty else {
+            if timeouts == samples {
+                let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
+                throw NTPClientError(
+                    .timeout, "from \(address.endpoint): \(samples) request\(samples == 1 ? "" : "s") unanswered in \(waited.readable)")
+            }
+            throw lastError ?? NTPClientError(.timeout, "\(address.endpoint)")
+        }
+        return (replies, collected)
+    }
+}
