@@ -3,7 +3,7 @@ import TimeSync
 
 /// What a one-shot query of an NTP server found, relative to the device's wall clock.
 ///
-/// ``offset`` is server time − local wall clock (positive when the server is ahead), the quantity
+/// ``wallClockOffset`` is server time − local wall clock (positive when the server is ahead), the quantity
 /// `sntp` and `ntpdig` print; ``bounds`` are hard bounds on it and ``error`` their half-width.
 public struct NTPQueryResult: Sendable {
     /// The server as asked for.
@@ -11,7 +11,7 @@ public struct NTPQueryResult: Sendable {
     /// The IP address that answered.
     public var address: String
     /// Best estimate of server time − local wall clock.
-    public var offset: Duration
+    public var wallClockOffset: Duration
     /// Hard bounds on server time − local wall clock, in nanoseconds.
     public var bounds: OffsetInterval
     /// Half the width of ``bounds`` (`WallClockOffset.error`).
@@ -45,7 +45,7 @@ public struct NTPQueryResult: Sendable {
         let last = replies[replies.count - 1]
         self.server = server
         self.address = address.ipAddress ?? "\(address)"
-        self.offset = wall.estimate
+        self.wallClockOffset = wall.estimate
         self.bounds = wall.bounds
         self.error = wall.error
         self.delay = .nanoseconds(samples.map(\.delay).min() ?? 0)

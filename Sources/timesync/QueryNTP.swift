@@ -32,7 +32,7 @@ func runNTPQuery(url: String, samples: Int, timeout: Double, json: Bool) async t
 /// The result as JSON (sorted keys, one line).
 func ntpQueryJSON(_ result: NTPQueryResult) throws -> String {
     var report = QueryReport(
-        server: result.server.description, offset: result.offset.secondsValue, error: result.error.secondsValue,
+        server: result.server.description, offset: result.wallClockOffset.secondsValue, error: result.error.secondsValue,
         delay: result.delay.secondsValue, samples: result.samples.count,
         bounds: [Double(result.bounds.lower) / 1e9, Double(result.bounds.upper) / 1e9])
     report.address = result.address
@@ -46,7 +46,7 @@ func ntpQueryJSON(_ result: NTPQueryResult) throws -> String {
 /// The result as one line, like `sntp`'s, then the samples and the delay like the HTTP query's:
 /// `2026-11-21T05:36:17.123Z +1.500123 +/- 0.000456 host:123 192.0.2.1 s3 no-leap 4 samples delay 0.001234`.
 func ntpQueryLine(_ result: NTPQueryResult) -> String {
-    let offset = String(format: "%+.6f", result.offset.secondsValue)
+    let offset = String(format: "%+.6f", result.wallClockOffset.secondsValue)
     let error = String(format: "%.6f", result.error.secondsValue)
     let leap = result.leap == .noWarning ? "no-leap" : leapName(result.leap)
     let samples = result.samples.count

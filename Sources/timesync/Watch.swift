@@ -240,7 +240,7 @@ final class UpdatePrinter: Sendable {
         let restored = reading.isRestored
         let offset = clock.calibration.map { WallClockOffset($0, pair: clock.timeBase.wallClockPair()) }
         let sources = synchronizer.sourceStatuses().map {
-            Source(source: $0.source, state: $0.state.rawValue, offset: $0.offset?.secondsValue, kissCode: $0.kissCode)
+            Source(source: $0.source, state: $0.state.rawValue, offset: $0.wallClockOffset?.secondsValue, kissCode: $0.kissCode)
         }
         let update = Update(
             time: "\(clock.timeBase.wallNow())", status: Self.statusName(status),

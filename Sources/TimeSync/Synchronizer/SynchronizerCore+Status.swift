@@ -73,7 +73,7 @@ extension SynchronizerCore {
                 }
             }
             return TimeSourceStatus(
-                source: known.name, state: state, offset: offset, reachability: known.poller.reachability,
+                source: known.name, state: state, wallClockOffset: offset, reachability: known.poller.reachability,
                 polls: known.poller.polls, kissCode: kissCode, lastError: known.lastError)
         }
     }

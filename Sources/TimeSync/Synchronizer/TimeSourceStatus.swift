@@ -31,7 +31,7 @@ public struct TimeSourceStatus: Sendable, Hashable {
     public var state: State
     /// Its own last measurement of server time − this device's wall clock (the middle of its
     /// sample's bounds), when it answered.
-    public var offset: Duration?
+    public var wallClockOffset: Duration?
     /// NTP's reachability register: the last eight polls, newest in the lowest bit.
     public var reachability: UInt8
     /// Polls sent.

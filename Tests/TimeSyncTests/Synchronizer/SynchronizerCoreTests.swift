@@ -194,7 +194,7 @@ import TimeSyncFixtures
         let states = core.statuses(view)
         #expect(states.map(\.source) == names)
         #expect(states.map(\.state) == [.selected, .falseticker, .suspect, .unsynchronized, .conflictingReplies, .unreachable, .pending])
-        #expect(states[0].offset == .nanoseconds(samples["selected"]!.offset.midpoint))
+        #expect(states[0].wallClockOffset == .nanoseconds(samples["selected"]!.offset.midpoint))
         #expect(states[3].lastError == "leap indicator 3")
         #expect(states[0].reachability == 1 && states[5].reachability == 0)
         // Without a majority, sources the clock heard are unselected, none selected.
