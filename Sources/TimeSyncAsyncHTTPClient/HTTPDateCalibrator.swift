@@ -48,7 +48,7 @@ public struct HTTPDateCalibrator: Sendable {
     func run(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> HTTPTimeMeasurement {
         let (plan, chosen) = try await refine(seed: seed, requestsUsed: requestsUsed)
         return try HTTPTimeMeasurement(
-            source: sources[chosen].source, method: .date, samples: plan.samples, requests: plan.requests,
+            source: sources[chosen].source, scheme: .date, samples: plan.samples, requests: plan.requests,
             rejected: plan.rejected, configuration: EstimatorConfiguration(maxDrift: maxDrift))
     }
 

@@ -9,7 +9,7 @@ import TimeSyncHTTP
 ///
 /// ``measure(samples:)`` sends one request to open (and warm) the connection, discards it, then
 /// takes the requested number of samples over the same kept-alive connection. When the server sends
-/// no `TimeSync-Time` header (or the policy is `HTTPTimeHeaderPolicy.dateOnly`) it falls back to
+/// no `TimeSync-Time` header (or the policy is `HTTPTimeScheme.Preference.dateOnly`) it falls back to
 /// the `Date` header with sub-second refinement (``HTTPDateCalibrator``).
 public struct HTTPTimeSource: Sendable {
     /// The endpoint.
@@ -17,7 +17,7 @@ public struct HTTPTimeSource: Sendable {
     /// The source name of its samples: `host[:port]`.
     public let source: String
     /// Which headers to use.
-    public var policy: HTTPTimeHeaderPolicy
+    public var policy: HTTPTimeScheme.Preference
     /// The deadline of one request's whole exchange (connection, head and body).
     public var timeout: Duration
     /// Which time the server tells, for a `TimeSynchronizer`: UTC by default (a public server's
@@ -41,7 +41,7 @@ public struct HTTPTimeSource: Sendable {
     ///   - logger: Where to log rejected responses (by default nowhere).
     /// - Throws: `HTTPTimeError.invalidURL` for anything but an absolute http(s) URL with a host.
     public init(
-        url: String, client: HTTPClient = .shared, policy: HTTPTimeHeaderPolicy = .preferTimeHeader,
+        url: String, client: HTTPClient = .shared, policy: HTTPTimeScheme.Preference = .preferTimeHeader,
         timeBase: any TimeBase = SystemTimeBase(), timeout: Duration = .seconds(5),
         nonce: @escaping @Sendable () -> String = { HTTPTimeNonce.random() },
         logger: Logger = Logger(label: "timesync.http", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -86,7 +86,7 @@ public struct HTTPTimeSource: Sendable {
     /// - Throws: `HTTPTimeError.timeout` (saying how long was waited and whether the head had
     ///   arrived), ``HTTPTransportError`` when the connection fails (a refused connection fails at
     ///   once), other errors of AsyncHTTPClient, `CancellationError`.
-    public func exchange(policy: HTTPTimeHeaderPolicy? = nil) async throws -> Exchange {
+    public func exchange(policy: HTTPTimeScheme.Preference? = nil) async throws -> Exchange {
         let policy = policy ?? self.policy
         var builder = HTTPClientRequest(url: url)
         builder.method = .GET
@@ -161,7 +161,7 @@ public struct HTTPTimeSource: Sendable {
     /// Sends one request like ``exchange(policy:)`` but reports a transport failure (a pooled
     /// connection the server closed, a timeout) as a rejected response instead of throwing, so one
     /// lost request does not end a measurement. Cancellation still throws.
-    func attempt(policy: HTTPTimeHeaderPolicy? = nil) async throws -> Result<HTTPTimeObservation, any Error> {
+    func attempt(policy: HTTPTimeScheme.Preference? = nil) async throws -> Result<HTTPTimeObservation, any Error> {
         do {
             return try await exchange(policy: policy).result.mapError { $0 }
         } catch let error as CancellationError {
@@ -189,12 +189,12 @@ public struct HTTPTimeSource: Sendable {
     public func measure(samples: Int) async throws -> HTTPTimeMeasurement {
         let taken = try await collect(samples: samples)
         return try HTTPTimeMeasurement(
-            source: source, method: taken.method, samples: taken.samples, requests: taken.requests, rejected: taken.rejected)
+            source: source, scheme: taken.scheme, samples: taken.samples, requests: taken.requests, rejected: taken.rejected)
     }
 
     /// What one measurement took: its validated samples, each as its response gave it.
     struct Collected: Sendable {
-        var method: HTTPTimeMethod
+        var scheme: HTTPTimeScheme.Kind
         var samples: [OffsetSample]
         var requests: Int
         var rejected: Int
@@ -212,7 +212,7 @@ public struct HTTPTimeSource: Sendable {
             var calibrator = HTTPDateCalibrator(sources: [self], maxRequests: seed == nil ? samples + 1 : samples)
             calibrator.lead = .milliseconds(2)
             let (plan, _) = try await calibrator.refine(seed: seed.map { (0, $0.sample) }, requestsUsed: 1)
-            return Collected(method: .date, samples: plan.samples, requests: plan.requests, rejected: plan.rejected)
+            return Collected(scheme: .date, samples: plan.samples, requests: plan.requests, rejected: plan.rejected)
         }
         var accepted: [OffsetSample] = []
         var rejected = 0
@@ -227,7 +227,7 @@ public struct HTTPTimeSource: Sendable {
             }
         }
         guard !accepted.isEmpty else { throw lastError }
-        return Collected(method: .timeHeader, samples: accepted, requests: samples + 1, rejected: rejected)
+        return Collected(scheme: .timeHeader, samples: accepted, requests: samples + 1, rejected: rejected)
     }
 }
 

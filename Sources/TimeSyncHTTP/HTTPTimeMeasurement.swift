@@ -5,7 +5,7 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     /// The server's source name (`host[:port]`).
     public var source: String
     /// Which header the samples came from.
-    public var method: HTTPTimeMethod
+    public var scheme: HTTPTimeScheme.Kind
     /// The samples that agree with the majority, oldest first.
     public var samples: [OffsetSample]
     /// The measurement as one sample: the agreeing samples' combined bounds at the newest one's
@@ -26,7 +26,7 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     /// strict majority (`SampleConsensus`), so one lying or replayed response cannot decide it.
     /// - Parameters:
     ///   - source: The server's source name.
-    ///   - method: Which header the samples came from.
+    ///   - scheme: Which header the samples came from.
     ///   - samples: The accepted samples.
     ///   - requests: Requests sent in all.
     ///   - rejected: Responses rejected.
@@ -34,7 +34,7 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     /// - Throws: ``HTTPTimeError/noUsableSamples`` without samples, ``HTTPTimeError/inconsistentSamples``
     ///   (saying how many agree) when no strict majority of them shares an offset.
     public init(
-        source: String, method: HTTPTimeMethod, samples: [OffsetSample], requests: Int, rejected: Int,
+        source: String, scheme: HTTPTimeScheme.Kind, samples: [OffsetSample], requests: Int, rejected: Int,
         configuration: EstimatorConfiguration = .init()
     ) throws(HTTPTimeError) {
         guard !samples.isEmpty else { throw HTTPTimeError(.noUsableSamples) }
@@ -45,7 +45,7 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
             throw HTTPTimeError(.inconsistentSamples, detail: error.description)
         }
         self.source = source
-        self.method = method
+        self.scheme = scheme
         self.samples = consensus.samples
         self.outliers = consensus.outliers
         self.calibration = consensus.calibration

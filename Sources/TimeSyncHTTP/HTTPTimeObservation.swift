@@ -6,5 +6,5 @@ public struct HTTPTimeObservation: Sendable, Hashable {
     /// The sample: bounds on θ = server time − monotonic time.
     public var sample: OffsetSample
     /// Which header it came from.
-    public var method: HTTPTimeMethod
+    public var scheme: HTTPTimeScheme.Kind
 }

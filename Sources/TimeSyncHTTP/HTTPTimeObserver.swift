@@ -36,7 +36,7 @@ public struct HTTPTimeObserver: Sendable {
     ///   - source: The source name for samples; must not be empty.
     ///   - policy: Which headers to use; by default `TimeSync-Time` when present, else `Date`.
     ///   - timeBase: The clocks (the wall clock is read only to expand RFC 850 years).
-    public init(source: String, policy: HTTPTimeHeaderPolicy = .preferTimeHeader, timeBase: any TimeBase = SystemTimeBase()) {
+    public init(source: String, policy: HTTPTimeScheme.Preference = .preferTimeHeader, timeBase: any TimeBase = SystemTimeBase()) {
         self.init(source: source, schemes: HTTPTimeScheme.schemes(for: policy), timeBase: timeBase)
     }
 
@@ -80,7 +80,7 @@ public struct HTTPTimeObserver: Sendable {
                         serverTransmit: header.serverTransmit, responseReceived: responseReceived,
                         serverUncertainty: header.uncertainty ?? .zero)
                 }
-                return HTTPTimeObservation(sample: sample, method: .timeHeader)
+                return HTTPTimeObservation(sample: sample, scheme: .timeHeader)
             case .date:
                 // A 304 may carry the Date the cache stored with the response; nothing proves it fresh.
                 guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate) }
@@ -96,7 +96,7 @@ public struct HTTPTimeObserver: Sendable {
                         source: source, serverTime: serverTime.start, resolution: serverTime.length,
                         requestSent: requestSent, responseReceived: responseReceived)
                 }
-                return HTTPTimeObservation(sample: sample, method: .date)
+                return HTTPTimeObservation(sample: sample, scheme: .date)
             case .unixTimestamp(let name, let unit):
                 let stamps = values(name)
                 guard !stamps.isEmpty else {
@@ -115,7 +115,7 @@ public struct HTTPTimeObserver: Sendable {
                         source: source, serverTime: time, resolution: .nanoseconds(resolution), requestSent: requestSent,
                         responseReceived: responseReceived)
                 }
-                return HTTPTimeObservation(sample: sample, method: .unixTimestamp)
+                return HTTPTimeObservation(sample: sample, scheme: .unixTimestamp)
             case .custom(let name, let read):
                 let reading: HTTPServerTimeReading
                 do {
@@ -128,7 +128,7 @@ public struct HTTPTimeObserver: Sendable {
                 guard status != 304 else { throw HTTPTimeError(.notModifiedWithoutFreshDate, detail: name) }
                 let sample = try HTTPExchangeInstants(requestSent: requestSent, responseReceived: responseReceived).sample(
                     source: source, serverTime: reading.serverTime, processingTime: reading.processingTime, resolution: reading.resolution)
-                return HTTPTimeObservation(sample: sample, method: .custom)
+                return HTTPTimeObservation(sample: sample, scheme: .custom)
             }
         }
         throw lastMissing

@@ -18,15 +18,6 @@ public enum HTTPTimeScheme: Sendable {
     /// rejects the response as ``HTTPTimeError/missingTimestamp`` with its description).
     case custom(name: String, @Sendable (_ status: Int, _ headers: [(name: String, value: String)]) throws -> HTTPServerTimeReading)
 
-    /// The schemes a policy stands for.
-    public static func schemes(for policy: HTTPTimeHeaderPolicy) -> [HTTPTimeScheme] {
-        switch policy {
-        case .preferTimeHeader: [.timeSyncTime, .date]
-        case .timeHeaderOnly: [.timeSyncTime]
-        case .dateOnly: [.date]
-        }
-    }
-
     /// A short name for logs and errors.
     public var name: String {
         switch self {

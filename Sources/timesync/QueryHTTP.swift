@@ -35,7 +35,7 @@ func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, js
         delay: Double(measurement.delay) / 1e9, samples: measurement.samples.count,
         bounds: [Double(offset.bounds.lower) / 1e9, Double(offset.bounds.upper) / 1e9])
     report.url = url
-    report.method = measurement.method.rawValue
+    report.method = measurement.scheme.rawValue
     report.requests = measurement.requests
     report.rejected = measurement.rejected
     if json { return try compactJSON(report) }
@@ -44,7 +44,7 @@ func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, js
     let offsetText = String(format: "%+.6f", report.offset)
     let errorText = String(format: "%.6f", report.error)
     let samples = report.samples
-    return "\(serverTime) \(offsetText) +/- \(errorText) \(report.server) \(measurement.method.rawValue) "
+    return "\(serverTime) \(offsetText) +/- \(errorText) \(report.server) \(measurement.scheme.rawValue) "
         + "\(samples) sample\(samples == 1 ? "" : "s") \(measurement.requests) request\(measurement.requests == 1 ? "" : "s") "
         + "delay \(String(format: "%.6f", report.delay))"
 }

@@ -84,7 +84,7 @@ struct HTTPHostileInputTests {
     func leapSecond() throws {
         let observation = try observe([("Date", "Sat, 31 Dec 2016 23:59:60 GMT")])
         let lastSecond = UnixTime(seconds: 1_483_228_799).nanoseconds  // 2016-12-31T23:59:59Z
-        #expect(observation.method == .date)
+        #expect(observation.scheme == .date)
         #expect(observation.sample.offset.lower == lastSecond - Self.t4.nanoseconds)
         #expect(observation.sample.offset.upper == lastSecond + 2_000_000_000 - Self.t1.nanoseconds)
         #expect(throws: HTTPTimeError.invalidDate) { try observe([("Date", "Sat, 31 Dec 2016 23:58:60 GMT")]) }
@@ -103,14 +103,14 @@ struct HTTPHostileInputTests {
             }
         }
         let measurement = try HTTPTimeMeasurement(
-            source: "s", method: .timeHeader, samples: try samples([0, 0, 0, lie]), requests: 5, rejected: 0)
+            source: "s", scheme: .timeHeader, samples: try samples([0, 0, 0, lie]), requests: 5, rejected: 0)
         #expect(measurement.samples.count == 3 && measurement.outliers.count == 1)
         // θ = server − monotonic ∈ [θ₀ − 1 ms, θ₀ + 1 ms] for every honest sample.
         let truth: Int64 = 1_763_701_483_000_000_000
         #expect(measurement.calibration.offset.contains(truth))
         #expect(!measurement.calibration.offset.contains(truth + lie))
         #expect(throws: HTTPTimeError.inconsistentSamples) {
-            try HTTPTimeMeasurement(source: "s", method: .timeHeader, samples: try samples([lie, lie, 0, 0]), requests: 5, rejected: 0)
+            try HTTPTimeMeasurement(source: "s", scheme: .timeHeader, samples: try samples([lie, lie, 0, 0]), requests: 5, rejected: 0)
         }
     }
 }

@@ -22,7 +22,7 @@ import TimeSyncTesting
             now = stamp + 1_100_000
         }
         return try HTTPTimeMeasurement(
-            source: "api.example.com", method: .date, samples: plan.samples, requests: plan.requests, rejected: plan.rejected)
+            source: "api.example.com", scheme: .date, samples: plan.samples, requests: plan.requests, rejected: plan.rejected)
     }
 
     @Test(arguments: [Strategy.intersection, .latest, .lowestDelay, .ema(alpha: 0.25)])

@@ -20,7 +20,7 @@ struct HTTPTimeObserverTests {
         let observation = try observer.observe(
             status: 200, headers: [(name: "timesync-time", value: Self.header.fieldValue)],
             requestSent: Self.t1, responseReceived: Self.t4, nonce: "n0nce")
-        #expect(observation.method == .timeHeader)
+        #expect(observation.scheme == .timeHeader)
         let expected = try OffsetSample.exchange(
             source: "api.example:443", requestSent: Self.t1, serverReceive: Self.header.serverReceive,
             serverTransmit: Self.header.serverTransmit, responseReceived: Self.t4)
@@ -33,7 +33,7 @@ struct HTTPTimeObserverTests {
         var fields = HTTPFields()
         fields[.date] = "Fri, 21 Nov 2025 05:04:44 GMT"
         let observation = try observer.observe(status: 200, headers: fields, requestSent: Self.t1, responseReceived: Self.t4)
-        #expect(observation.method == .date)
+        #expect(observation.scheme == .date)
         #expect(observation.sample.offset.lower == 1_763_701_484_000_000_000 - Self.t4.nanoseconds)
         #expect(observation.sample.offset.upper == 1_763_701_485_000_000_000 - Self.t1.nanoseconds)
     }
@@ -43,7 +43,7 @@ struct HTTPTimeObserverTests {
         let headers = [(name: "Date", value: "Fri, 21 Nov 2025 05:04:44 GMT"), (name: "TimeSync-Time", value: Self.header.fieldValue)]
         var dateOnly = observer
         dateOnly.schemes = HTTPTimeScheme.schemes(for: .dateOnly)
-        #expect(try dateOnly.observe(status: 200, headers: headers, requestSent: Self.t1, responseReceived: Self.t4).method == .date)
+        #expect(try dateOnly.observe(status: 200, headers: headers, requestSent: Self.t1, responseReceived: Self.t4).scheme == .date)
         var headerOnly = observer
         headerOnly.schemes = HTTPTimeScheme.schemes(for: .timeHeaderOnly)
         #expect(throws: HTTPTimeError.missingTimeHeader) {
@@ -81,7 +81,7 @@ struct HTTPTimeObserverTests {
         let observation = try observer.observe(
             status: 304, headers: [(name: "Age", value: "0"), (name: "TimeSync-Time", value: Self.header.fieldValue)],
             requestSent: Self.t1, responseReceived: Self.t4, nonce: "n0nce")
-        #expect(observation.method == .timeHeader)
+        #expect(observation.scheme == .timeHeader)
     }
 
     @Test("the invalid date error carries the parser's reason")

@@ -17,7 +17,7 @@ import TimeSyncHTTP
 
     @Test func aMillisecondResponseTimestampBoundsTheOffsetToItsMillisecond() throws {
         let observation = try Self.observe([Self.milliseconds], [("response-timestamp", "1790000000123")])
-        #expect(observation.method == .unixTimestamp)
+        #expect(observation.scheme == .unixTimestamp)
         let serverTime: Int64 = 1_790_000_000_123_000_000
         // θ ∈ [T − t4, T + 1 ms − t1]: the server stamped somewhere in the round trip, in that millisecond.
         #expect(observation.sample.offset.lower == serverTime - Self.t4.nanoseconds)
@@ -62,10 +62,10 @@ import TimeSyncHTTP
 
     @Test func schemesAreTriedInOrder() throws {
         let headers: [(name: String, value: String)] = [("Date", "Sat, 21 Nov 2026 05:04:45 GMT")]
-        #expect(try Self.observe([Self.milliseconds, .date], headers).method == .date)
+        #expect(try Self.observe([Self.milliseconds, .date], headers).scheme == .date)
         let both = headers + [("Response-Timestamp", "1795323885123")]
-        #expect(try Self.observe([Self.milliseconds, .date], both).method == .unixTimestamp)
-        #expect(try Self.observe([.date, Self.milliseconds], both).method == .date)
+        #expect(try Self.observe([Self.milliseconds, .date], both).scheme == .unixTimestamp)
+        #expect(try Self.observe([.date, Self.milliseconds], both).scheme == .date)
         #expect(throws: HTTPTimeError.missingTimeHeader) { try Self.observe([.timeSyncTime], headers) }
     }
 
@@ -78,7 +78,7 @@ import TimeSyncHTTP
                 serverTime: UnixTime(nanoseconds: Int64(parts[0])! * 1_000), processingTime: .microseconds(Int64(parts[1])!))
         }
         let observation = try Self.observe([scheme], [("X-Timing", "t=1790000000000000;took=30000")])
-        #expect(observation.method == .custom)
+        #expect(observation.scheme == .custom)
         // t2 = T − 30 ms, t3 = T: θ ∈ [t3 − t4, t2 − t1] = [T − t4, T − 30 ms − t1], 10 ms wide.
         #expect(observation.sample.offset.width == 10_000_000)
         #expect(throws: HTTPTimeError.missingTimestamp) { try Self.observe([scheme], [("Other", "1")]) }

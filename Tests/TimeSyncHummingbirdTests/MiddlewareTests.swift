@@ -95,7 +95,7 @@ struct MiddlewareTests {
                 let observation = try HTTPTimeObserver(source: "live", timeBase: timeBase).observe(
                     status: Int(response.status.code), headers: response.headers, requestSent: sent, responseReceived: received,
                     nonce: nonce)
-                #expect(observation.method == .timeHeader)
+                #expect(observation.scheme == .timeHeader)
                 // Same machine, same clocks: the bounds on wall − monotonic must hold the real value.
                 let wallMinusMonotonic = timeBase.wallNow().nanoseconds - timeBase.monotonicNow().nanoseconds
                 #expect(observation.sample.offset.widened(by: 1_000_000).contains(wallMinusMonotonic))

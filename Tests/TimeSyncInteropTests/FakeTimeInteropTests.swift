@@ -87,7 +87,7 @@ struct InteropTests {
         print(
             "Date-only vs python http.server: error \(Double(error) / 1e6) ms, bounds ±\(Double(bounds.halfWidth) / 1e6) ms, "
                 + "\(measurement.requests) requests, \(measurement.samples.count) samples, delay \(Double(measurement.delay) / 1e6) ms")
-        #expect(measurement.method == .date)
+        #expect(measurement.scheme == .date)
         #expect(measurement.requests <= 10)
         #expect(abs(error) < 25_000_000)
         // Honest bounds: the true shift lies inside.
@@ -168,7 +168,7 @@ struct InteropTests {
         let (offset, bounds) = (wallOffset.estimate.nanosecondsClamped, wallOffset.bounds)
         let error = offset - Self.shift.nanosecondsClamped
         print("timesync serve --http under faketime: error \(Double(error) / 1e6) ms, bounds ±\(Double(bounds.halfWidth) / 1e6) ms")
-        #expect(measurement.method == .timeHeader)
+        #expect(measurement.scheme == .timeHeader)
         #expect(abs(error) < 2_000_000)
         #expect(bounds.contains(Self.shift.nanosecondsClamped))
 

@@ -26,7 +26,7 @@ struct LoopbackTests {
             let source = try HTTPTimeSource(
                 url: "http://127.0.0.1:\(port)/time", client: http, timeBase: timeBase, logger: Logger(label: "client"))
             let measurement = try await source.measure(samples: 8)
-            #expect(measurement.method == .timeHeader)
+            #expect(measurement.scheme == .timeHeader)
             #expect(measurement.samples.count == 8)
             #expect(measurement.requests == 9)
             #expect(measurement.rejected == 0)
@@ -58,7 +58,7 @@ struct LoopbackTests {
                 url: "http://127.0.0.1:\(port)/time", client: http, policy: .dateOnly, logger: Logger(label: "client"))
             let exchange = try await source.exchange()
             #expect(exchange.hasTimeHeader)
-            #expect(try exchange.result.get().method == .date)
+            #expect(try exchange.result.get().scheme == .date)
         }
     }
 
@@ -95,7 +95,7 @@ struct URLSessionTests {
             #expect(response.statusCode == 200)
             #expect(!data.isEmpty)
             let sample = try observation.get().sample
-            #expect(try observation.get().method == .timeHeader)
+            #expect(try observation.get().scheme == .timeHeader)
             // θ + monotonic − wall = server − wall clock = the shift, inside the (wide, whole-load) bounds.
             let toWall = timeBase.monotonicNow().nanoseconds - timeBase.wallNow().nanoseconds
             #expect(sample.offset.shifted(by: toWall).widened(by: 1_000_000).contains(shift.nanosecondsClamped))
