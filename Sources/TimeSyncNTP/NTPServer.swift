@@ -100,10 +100,16 @@ public final class NTPServer: Service, Sendable {
         } catch {
             for channel in channels { channel.close(promise: nil) }
             var failure = error
-            if let error = error as? IOError, error.errnoCode == EADDRINUSE {
-                failure = NTPServerError(.addressInUse, host: configuration.host, port: port)
+            if let error = error as? IOError {
+                switch error.errnoCode {
+                case EADDRINUSE: failure = NTPServerError(.addressInUse, host: configuration.host, port: port)
+                case EACCES, EPERM: failure = NTPServerError(.permissionDenied, host: configuration.host, port: port)
+                case EADDRNOTAVAIL: failure = NTPServerError(.addressNotAvailable, host: configuration.host, port: port)
+                default: break
+                }
             }
-            logger.error("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(port)"), "error": .string("\(failure)")])
+            // The caller gets the error; it is logged only for debugging.
+            logger.debug("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(port)"), "error": .string("\(failure)")])
             binding.fail(failure)
             throw failure
         }

@@ -119,8 +119,8 @@ extension CommandFailure {
             return httpTransport(error)
         case let error as HTTPTimeError:
             return httpTime(error, at: at)
-        case let error as NTPServerError where error == .addressInUse:
-            return addressInUse(protocol: "UDP", host: error.host, port: error.port, message: error.description)
+        case let error as NTPServerError:
+            return ntpServer(error)
         case let error as HTTPServerError:
             return httpServer(error)
         case let error as TimeSynchronizerError:
@@ -221,6 +221,21 @@ extension CommandFailure {
         switch error {
         case .addressInUse:
             return addressInUse(protocol: "TCP", host: error.host, port: error.port, message: error.description)
+        case .permissionDenied:
+            return CommandFailure(
+                kind: .permissionDenied, message: "\(error)",
+                help: "Choose a port above 1023, or give the process the right to bind it (CAP_NET_BIND_SERVICE).")
+        default:
+            return CommandFailure(
+                kind: .addressNotAvailable, message: "\(error)",
+                help: "Give an address of this host, or 0.0.0.0 (every IPv4 interface) or :: (every interface).")
+        }
+    }
+
+    private static func ntpServer(_ error: NTPServerError) -> CommandFailure {
+        switch error {
+        case .addressInUse:
+            return addressInUse(protocol: "UDP", host: error.host, port: error.port, message: error.description)
         case .permissionDenied:
             return CommandFailure(
                 kind: .permissionDenied, message: "\(error)",

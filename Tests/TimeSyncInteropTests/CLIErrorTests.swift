@@ -146,6 +146,16 @@ struct CLIErrorTests {
         #expect(!result.stderr.contains("bind(descriptor"), "\(result.stderr)")
     }
 
+    @Test("serve --ntp on an address of no interface here says so once, typed, with what to do")
+    func ntpAddressNotAvailable() async throws {
+        // 192.0.2.1 is TEST-NET-1: never an address of this host.
+        let result = try await Self.run(["serve", "--ntp", "192.0.2.1:12300"])
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("Error: 192.0.2.1 is not an address of this host: cannot bind UDP port 12300"), "\(result.stderr)")
+        #expect(result.stderr.contains("Help: Give an address of this host"), "\(result.stderr)")
+        #expect(!result.stderr.contains("could not bind"), "the error is reported once: \(result.stderr)")
+    }
+
     @Test("a timesync server: https:// to its plain port is tlsFailure; the text lines give samples and delay as --help says")
     func againstAServer() async throws {
         let binary = try #require(Interop.timesyncBinary())
