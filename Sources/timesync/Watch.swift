@@ -33,8 +33,10 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Keep the calibration in this file: restored at start (an offline start reports it), saved as it changes.")
     var store: String?
 
-    @Option(parsing: .unconditional, help: "The error to keep, in milliseconds: polling speeds up above it and slows down well below it.")
-    var targetError: Double = 50
+    @Option(
+        parsing: .unconditional,
+        help: "The error to keep, in milliseconds: polling speeds up when the error would pass it before the next poll, and slows down well below it.")
+    var targetError: Double = 250
 
     @Option(parsing: .unconditional, help: "Each measurement's deadline, in seconds (more than 0, at most 60).")
     var timeout: Double = 2

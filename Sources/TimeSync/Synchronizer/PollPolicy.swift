@@ -14,8 +14,10 @@ public struct PollPolicy: Sendable, Hashable {
     public var maximumInterval: Duration
     /// The error the clock should keep (half the width of its bounds), when the caller reports it:
     /// a sample that leaves the error above this halves the interval (down to the floor) instead of
-    /// doubling it; at most half of it, the interval doubles; between, it stays. `nil`: always back
-    /// off (the interval doubles after every poll).
+    /// doubling it; at most half of it, the interval doubles; between, it stays. When the caller
+    /// also says how the error grows until the next poll (a ``TimeSynchronizer`` does), the interval
+    /// is halved until the error at its end is within the target too. `nil`: always back off (the
+    /// interval doubles after every poll).
     public var targetError: Duration?
 
     /// Creates a policy; intervals below ``pollFloor`` are raised to it, a maximum below the

@@ -28,13 +28,24 @@ public struct PollSchedule: Sendable, Hashable {
     ///   - outcome: What the poll just made gave.
     ///   - error: The clock's error after the poll (half the width of its bounds), for
     ///     ``PollPolicy/targetError``; `nil` when unknown.
-    public mutating func next(after outcome: PollOutcome, error: Duration?) -> Duration? {
+    ///   - errorAfter: The clock's error a given wait after the poll, as its bounds widen with
+    ///     time: the wait is halved (down to the floor) until the error at its end is within the
+    ///     target. `nil`: only the error now counts.
+    public mutating func next(
+        after outcome: PollOutcome, error: Duration?, errorAfter: ((Duration) -> Duration)? = nil
+    ) -> Duration? {
         if outcome == .sample, burstRemaining == 0, let target = policy.targetError, let error {
             if error > target {
                 interval = max(floor, interval / 2)
                 return interval
             }
-            if error * 2 > target { return max(interval, floor) }
+            var wait = error * 2 > target ? max(interval, floor) : next(after: outcome)
+            if let errorAfter, var proposed = wait {
+                while proposed > floor, errorAfter(proposed) > target { proposed = max(floor, proposed / 2) }
+                interval = proposed
+                wait = proposed
+            }
+            return wait
         }
         return next(after: outcome)
     }

@@ -85,15 +85,18 @@ public struct SourcePoller: Sendable, Hashable {
         handle(outcome, at: now, error: nil)
     }
 
-    /// Takes the outcome of the request last asked for, with the clock's error after it: see
-    /// ``PollPolicy/targetError``.
-    public mutating func handle(_ outcome: PollOutcome, at now: MonotonicInstant, error: Duration?) {
+    /// Takes the outcome of the request last asked for, with the clock's error after it and, when
+    /// known, how it grows with time: see ``PollPolicy/targetError`` and
+    /// ``PollSchedule/next(after:error:errorAfter:)``.
+    public mutating func handle(
+        _ outcome: PollOutcome, at now: MonotonicInstant, error: Duration?, errorAfter: ((Duration) -> Duration)? = nil
+    ) {
         guard awaitingReply, !stopped else { return }
         awaitingReply = false
         let usable = outcome == .sample
         reachability = reachability << 1 | (usable ? 1 : 0)
         unansweredPolls = usable ? 0 : unansweredPolls + 1
-        guard let wait = schedule.next(after: outcome, error: error) else {
+        guard let wait = schedule.next(after: outcome, error: error, errorAfter: errorAfter) else {
             stopped = true
             return
         }

@@ -188,8 +188,12 @@ public struct SynchronizerCore: Sendable, Hashable {
     ///   - now: When it happened; the source's next poll is timed from here.
     ///   - clockError: The clock's error after the samples went in, for ``PollPolicy/targetError``;
     ///     `nil`: the interval backs off after every poll.
+    ///   - clockErrorAfter: The clock's error a given wait from `now` (its bounds widen with time):
+    ///     the next poll comes before it passes the target.
     /// - Returns: What the synchronizer's users hear of it.
-    public mutating func handle(_ event: Event, at now: MonotonicInstant, clockError: Duration? = nil) -> [TimeSynchronizerEvent] {
+    public mutating func handle(
+        _ event: Event, at now: MonotonicInstant, clockError: Duration? = nil, clockErrorAfter: ((Duration) -> Duration)? = nil
+    ) -> [TimeSynchronizerEvent] {
         switch event {
         case .trigger(let reason):
             restartBursts(at: now)
@@ -201,7 +205,7 @@ public struct SynchronizerCore: Sendable, Hashable {
             sources[index].lastSample = samples.last ?? sources[index].lastSample
             sources[index].problem = nil
             sources[index].lastError = nil
-            sources[index].poller.handle(.sample, at: now, error: clockError)
+            sources[index].poller.handle(.sample, at: now, error: clockError, errorAfter: clockErrorAfter)
             return [.measured(source: sources[index].name, samples: samples.count)]
         case .failed(let index, let error):
             return fail(index, .failure, .failed, error, at: now, notice: .failed(source: sources[index].name, error: error))

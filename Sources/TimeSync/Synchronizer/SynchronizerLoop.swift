@@ -169,11 +169,13 @@ package final class SynchronizerLoop: Sendable {
         switch result {
         case .success(let samples):
             for sample in samples { clock.calibrate(with: sample) }
-            let error = followsClockError ? clock.reading().error : nil
             let now = clock.timeBase.monotonicNow()
+            let error = followsClockError ? clock.reading(at: now).error : nil
+            let errorAfter: ((Duration) -> Duration)? =
+                followsClockError ? { [clock] wait in clock.reading(at: now.advanced(by: wait)).error } : nil
             let events = state.withLock { state in
                 state.inFlight[index] = nil
-                return state.core.handle(.samples(source: index, samples), at: now, clockError: error)
+                return state.core.handle(.samples(source: index, samples), at: now, clockError: error, clockErrorAfter: errorAfter)
             }
             wake()
             onNotice(.measured(name: source.name, samples: samples))

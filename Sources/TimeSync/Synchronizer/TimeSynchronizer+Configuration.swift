@@ -2,7 +2,10 @@ extension TimeSynchronizer {
     /// Settings.
     public struct Configuration: Sendable {
         /// The error (half the width of the clock's bounds) to keep: polling speeds up while the
-        /// error is above it and slows down while it is well below. Default 50 ms.
+        /// error is above it or would pass it before the next poll, and slows down while it stays
+        /// well below. Default 250 ms: with the default slew allowance
+        /// (``EstimatorConfiguration/serverSlew``, up to 128 ms) polling backs off to its maximum,
+        /// 1024 s; a smaller target polls more often to keep the bounds tighter (50 ms: every 64 s).
         public var targetError: Duration
         /// Burst and interval limits of each source.
         public var poll: PollPolicy
@@ -16,13 +19,16 @@ extension TimeSynchronizer {
         public var minimumAgreeingSources: Int?
         /// When the clock's store is written.
         public var persistence: PersistencePolicy
+        /// The clock's estimator settings: drift bound, slew allowance, window.
+        public var estimator: EstimatorConfiguration
 
         /// Creates a configuration.
         public init(
-            targetError: Duration = .milliseconds(50), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
+            targetError: Duration = .milliseconds(250), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
             timeout: Duration = .seconds(5), maximumCalibrationAge: Duration = .seconds(3600),
-            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init()
+            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), estimator: EstimatorConfiguration = .init()
         ) {
+            self.estimator = estimator
             self.targetError = targetError
             self.poll = poll
             self.requestsPerHour = requestsPerHour

@@ -53,7 +53,8 @@ public final class TimeSynchronizer: Sendable {
         let clock = ServerClock(
             timeBase: timeBase,
             configuration: ServerClock.Configuration(
-                minimumAgreeingSources: minimum, persistence: configuration.persistence, restorableSources: names),
+                estimator: configuration.estimator, minimumAgreeingSources: minimum, persistence: configuration.persistence,
+                restorableSources: names),
             store: store, keyProvider: keyProvider, onWarning: onWarning)
         let subscribers = EventSubscribers<TimeSynchronizerEvent>()
         self.clock = clock

@@ -14,6 +14,24 @@ import TimeSyncTesting
         #expect(intervals == [.seconds(128), .seconds(256), .seconds(512), .seconds(1024), .seconds(1024), .seconds(1024)])
     }
 
+    /// Bounds that widen by 0.5 ms a second (a server that may slew at 500 ppm) with a 50 ms
+    /// target: the interval stops where the error at its end would pass the target, instead of
+    /// backing off to the maximum.
+    @Test func theIntervalEndsBeforeTheErrorPassesTheTarget() {
+        var schedule = PollSchedule(policy: PollPolicy(targetError: .milliseconds(50)))
+        let growth: (Duration) -> Duration = { .milliseconds(1) + $0 / 2000 }
+        var waits: [Duration] = []
+        for _ in 0..<12 { waits.append(schedule.next(after: .sample, error: .milliseconds(1), errorAfter: growth)!) }
+        let steady = waits.dropFirst(4)
+        #expect(steady.allSatisfy { growth($0) <= .milliseconds(50) }, "\(waits)")
+        #expect(steady.allSatisfy { $0 == .seconds(64) }, "\(waits)")
+        // The same errors without their growth: the interval backs off to the maximum.
+        var blind = PollSchedule(policy: PollPolicy(targetError: .milliseconds(50)))
+        var last: Duration = .zero
+        for _ in 0..<12 { last = blind.next(after: .sample, error: .milliseconds(1))! }
+        #expect(last == .seconds(1024))
+    }
+
     @Test func neverFasterThan16SecondsAfterTheBurst() {
         let policy = PollPolicy(burstCount: 2, burstInterval: .milliseconds(10), minimumInterval: .seconds(1), maximumInterval: .seconds(2))
         #expect(policy.minimumInterval == .seconds(16))

@@ -83,7 +83,10 @@ typealias SimulatedTimeSource = ScriptedTimeSource
     @Test func pollingSlowsDownWhileTheErrorStaysSmallAndObeysTheBudget() async throws {
         let base = ManualTimeBase()
         let sources = (0..<3).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
-        let sync = try TimeSynchronizer(sources: sources, configuration: .init(targetError: .milliseconds(50)), timeBase: base)
+        // Steady servers (no slew allowance): the bounds stay far below 50 ms between polls.
+        let sync = try TimeSynchronizer(
+            sources: sources, configuration: .init(targetError: .milliseconds(50), estimator: EstimatorConfiguration(serverSlew: 0)),
+            timeBase: base)
         sync.start()
         await Self.run(base, sync, for: .seconds(3600))
         let firstHour = sources.map(\.requests)
@@ -96,6 +99,30 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         #expect(steadyPerHour / 3 <= 4, "\(steadyPerHour / 3) requests per source and hour")
         #expect(sync.clock.reading().status == .synchronized)
         await sync.stop()
+
+        // The default slew allowance widens the bounds 0.5 ms a second between polls: a 50 ms target
+        // keeps polling at the 64 s floor, and the error never passes the target; the default target
+        // (250 ms) backs off as a steady server allows.
+        let slewing = (0..<3).map { SimulatedTimeSource("w\($0)", offset: 5 * s, base: base) }
+        let tight = try TimeSynchronizer(sources: slewing, configuration: .init(targetError: .milliseconds(50)), timeBase: base)
+        tight.start()
+        await Self.run(base, tight, for: .seconds(3600))
+        let tightFirstHour = slewing.map(\.requests).reduce(0, +)
+        await Self.run(base, tight, for: .seconds(3600))
+        let tightPerHour = Double(slewing.map(\.requests).reduce(0, +) - tightFirstHour) / 3
+        print("synchronizer, slew allowance, 50 ms target: \(tightPerHour) requests per source and hour")
+        #expect((50...60).contains(tightPerHour), "\(tightPerHour)")
+        #expect(tight.clock.reading().error <= .milliseconds(50))
+        await tight.stop()
+        let relaxed = (0..<3).map { SimulatedTimeSource("r\($0)", offset: 5 * s, base: base) }
+        let byDefault = try TimeSynchronizer(sources: relaxed, timeBase: base)
+        byDefault.start()
+        await Self.run(base, byDefault, for: .seconds(3600))
+        let relaxedFirstHour = relaxed.map(\.requests).reduce(0, +)
+        await Self.run(base, byDefault, for: .seconds(3 * 3600))
+        let relaxedPerHour = Double(relaxed.map(\.requests).reduce(0, +) - relaxedFirstHour) / 9
+        #expect(relaxedPerHour <= 4, "\(relaxedPerHour) requests per source and hour")
+        await byDefault.stop()
 
         // The same under a 6-an-hour budget for all three sources together.
         let capped = (0..<3).map { SimulatedTimeSource("c\($0)", offset: 5 * s, base: base) }
