@@ -107,16 +107,16 @@ public struct NTPClientRequest: Sendable, Hashable {
         guard !packet.receiveTimestamp.isZero, !packet.transmitTimestamp.isZero else {
             throw NTPReplyError(.zeroTimestamp)
         }
-        let reply = NTPReply(
+        var reply = NTPReply(
             packet: packet, requestSent: sentAt,
             serverReceive: packet.receiveTimestamp.unixTime(near: wallTimeAtSend),
             serverTransmit: packet.transmitTimestamp.unixTime(near: wallTimeAtSend),
             responseReceived: receivedAt)
         guard reply.rootDistance <= limits.maximumRootDistance else { throw NTPReplyError(.rootDistanceExceeded) }
         do {
-            _ = try OffsetInterval.exchange(
-                t1: reply.requestSent.nanoseconds, t2: reply.serverReceive.nanoseconds,
-                t3: reply.serverTransmit.nanoseconds, t4: reply.responseReceived.nanoseconds)
+            reply.bounds = try OffsetSample.ExchangeBounds(
+                requestSent: reply.requestSent, serverReceive: reply.serverReceive, serverTransmit: reply.serverTransmit,
+                responseReceived: reply.responseReceived, serverUncertainty: reply.serverUncertainty)
         } catch {
             throw NTPReplyError(.inconsistentTimestamps, sampleError: error)
         }
@@ -143,15 +143,18 @@ public struct NTPReplyLimits: Sendable, Hashable {
 /// A server reply that passed every check of `NTPClientRequest.accept(_:receivedAt:limits:)`.
 public struct NTPReply: Sendable, Hashable {
     /// The packet as received.
-    public var packet: NTPPacket
+    public var packet: NTPPacket { didSet { bounds = nil } }
     /// t1: when the request left, on the monotonic clock.
-    public var requestSent: MonotonicInstant
+    public var requestSent: MonotonicInstant { didSet { bounds = nil } }
     /// t2: the server's clock when the request arrived (era resolved against the local wall clock).
-    public var serverReceive: UnixTime
+    public var serverReceive: UnixTime { didSet { bounds = nil } }
     /// t3: the server's clock when the reply left.
-    public var serverTransmit: UnixTime
+    public var serverTransmit: UnixTime { didSet { bounds = nil } }
     /// t4: when the reply arrived, on the monotonic clock.
-    public var responseReceived: MonotonicInstant
+    public var responseReceived: MonotonicInstant { didSet { bounds = nil } }
+    /// What the timestamps prove, as checked on acceptance; `nil` for a reply built or changed by
+    /// hand (``sample(source:)`` then checks them).
+    package var bounds: OffsetSample.ExchangeBounds?
 
     /// Creates a reply from its parts.
     public init(
@@ -182,9 +185,12 @@ public struct NTPReply: Sendable, Hashable {
     /// - Parameter source: The server's name (samples of one source are filtered together).
     /// - Throws: ``SampleError`` for an empty source name (the timestamps were checked on acceptance).
     public func sample(source: String) throws(SampleError) -> OffsetSample {
-        try OffsetSample.exchange(
-            source: source, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
-            responseReceived: responseReceived, serverUncertainty: serverUncertainty)
+        guard let bounds else {
+            return try OffsetSample.exchange(
+                source: source, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
+                responseReceived: responseReceived, serverUncertainty: serverUncertainty)
+        }
+        return try OffsetSample(source: source, offset: bounds.offset, time: responseReceived, span: bounds.span, delay: bounds.delay)
     }
 }
 

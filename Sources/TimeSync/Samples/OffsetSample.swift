@@ -77,18 +77,38 @@ public struct OffsetSample: Sendable, Hashable, Codable {
         serverTransmit: UnixTime, responseReceived: MonotonicInstant,
         serverUncertainty: Duration = .zero
     ) throws(SampleError) -> OffsetSample {
-        let uncertainty = try SampleLimits.check(uncertainty: serverUncertainty)
-        try SampleLimits.check(serverTime: serverReceive)
-        try SampleLimits.check(serverTime: serverTransmit)
-        let span = try SampleLimits.span(from: requestSent, to: responseReceived)
-        let interval = try OffsetInterval.exchange(
-            t1: requestSent.nanoseconds, t2: serverReceive.nanoseconds,
-            t3: serverTransmit.nanoseconds, t4: responseReceived.nanoseconds)
-        // Inside the limits, and t3 − t2 ≤ t4 − t1 (the interval is not empty): no overflow.
-        let processing = serverTransmit.nanoseconds - serverReceive.nanoseconds
-        return try OffsetSample(
-            source: source, offset: interval.widened(by: uncertainty), time: responseReceived,
-            span: span, delay: span - processing)
+        let bounds = try ExchangeBounds(
+            requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
+            responseReceived: responseReceived, serverUncertainty: serverUncertainty)
+        return try OffsetSample(source: source, offset: bounds.offset, time: responseReceived, span: bounds.span, delay: bounds.delay)
+    }
+
+    /// What an exchange's four timestamps prove, checked once: the bounds on θ, the span and the
+    /// delay. A transport that validates a reply before it knows the source's name keeps these and
+    /// names the sample later.
+    package struct ExchangeBounds: Sendable, Hashable {
+        /// θ ∈ [t3 − t4, t2 − t1], widened by the server's uncertainty.
+        package var offset: OffsetInterval
+        /// t4 − t1, in nanoseconds.
+        package var span: Int64
+        /// The span less the server's processing time, in nanoseconds.
+        package var delay: Int64
+
+        package init(
+            requestSent: MonotonicInstant, serverReceive: UnixTime, serverTransmit: UnixTime, responseReceived: MonotonicInstant,
+            serverUncertainty: Duration
+        ) throws(SampleError) {
+            let uncertainty = try SampleLimits.check(uncertainty: serverUncertainty)
+            try SampleLimits.check(serverTime: serverReceive)
+            try SampleLimits.check(serverTime: serverTransmit)
+            span = try SampleLimits.span(from: requestSent, to: responseReceived)
+            let interval = try OffsetInterval.exchange(
+                t1: requestSent.nanoseconds, t2: serverReceive.nanoseconds,
+                t3: serverTransmit.nanoseconds, t4: responseReceived.nanoseconds)
+            // Inside the limits, and t3 − t2 ≤ t4 − t1 (the interval is not empty): no overflow.
+            delay = span - (serverTransmit.nanoseconds - serverReceive.nanoseconds)
+            offset = interval.widened(by: uncertainty)
+        }
     }
 
     /// A sample from one server timestamp of limited resolution, stamped while the request was in

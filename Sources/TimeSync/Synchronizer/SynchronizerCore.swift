@@ -4,7 +4,7 @@
 ///
 /// The driver loops: ask ``nextAction(at:calibrationAge:)``; on ``Action/poll(source:)`` measure that
 /// source (other sources' actions may be asked for meanwhile) and report what came back with
-/// ``handle(_:at:clockError:)``; on ``Action/wait(until:)`` sleep until then, or until an event
+/// ``handle(_:at:clockError:clockErrorAfter:)``; on ``Action/wait(until:)`` sleep until then, or until an event
 /// arrives. Every instant comes from the caller: a test drives hours of polling with a hand-moved
 /// clock, no sockets, no tasks and no sleeps.
 public struct SynchronizerCore: Sendable, Hashable {
@@ -34,7 +34,7 @@ public struct SynchronizerCore: Sendable, Hashable {
 
     /// What the driver does next.
     public enum Action: Sendable, Hashable {
-        /// Measure this source now, then report the result with ``SynchronizerCore/handle(_:at:clockError:)``.
+        /// Measure this source now, then report the result with ``SynchronizerCore/handle(_:at:clockError:clockErrorAfter:)``.
         case poll(source: Int)
         /// The source has not answered for ``Configuration/unreachableAfter`` polls: resolve its name
         /// again, then report ``Event/resolved(source:)`` (or ``SynchronizerCore/removeSource(_:)``).
