@@ -218,31 +218,27 @@ extension CommandFailure {
     }
 
     private static func httpServer(_ error: HTTPServerError) -> CommandFailure {
-        switch error {
-        case .addressInUse:
-            return addressInUse(protocol: "TCP", host: error.host, port: error.port, message: error.description)
-        case .permissionDenied:
-            return CommandFailure(
-                kind: .permissionDenied, message: "\(error)",
-                help: "Choose a port above 1023, or give the process the right to bind it (CAP_NET_BIND_SERVICE).")
-        default:
-            return CommandFailure(
-                kind: .addressNotAvailable, message: "\(error)",
-                help: "Give an address of this host, or 0.0.0.0 (every IPv4 interface) or :: (every interface).")
-        }
+        let kind: Kind = error == .addressInUse ? .addressInUse : error == .permissionDenied ? .permissionDenied : .addressNotAvailable
+        return bindFailure(kind, protocol: "TCP", host: error.host, port: error.port, message: error.description)
     }
 
     private static func ntpServer(_ error: NTPServerError) -> CommandFailure {
-        switch error {
+        let kind: Kind = error == .addressInUse ? .addressInUse : error == .permissionDenied ? .permissionDenied : .addressNotAvailable
+        return bindFailure(kind, protocol: "UDP", host: error.host, port: error.port, message: error.description)
+    }
+
+    /// A server that could not bind its address: what to do depends only on why.
+    private static func bindFailure(_ kind: Kind, protocol name: String, host: String, port: Int, message: String) -> CommandFailure {
+        switch kind {
         case .addressInUse:
-            return addressInUse(protocol: "UDP", host: error.host, port: error.port, message: error.description)
+            return addressInUse(protocol: name, host: host, port: port, message: message)
         case .permissionDenied:
             return CommandFailure(
-                kind: .permissionDenied, message: "\(error)",
+                kind: .permissionDenied, message: message,
                 help: "Choose a port above 1023, or give the process the right to bind it (CAP_NET_BIND_SERVICE).")
         default:
             return CommandFailure(
-                kind: .addressNotAvailable, message: "\(error)",
+                kind: .addressNotAvailable, message: message,
                 help: "Give an address of this host, or 0.0.0.0 (every IPv4 interface) or :: (every interface).")
         }
     }
