@@ -54,7 +54,7 @@ public enum TimeSyncHTTPServer {
     ///   - logger: The server's logger.
     ///   - onServerRunning: Called with the bound port once the server listens.
     /// - Returns: The application, ready for `runService()` or a `ServiceGroup`; it throws
-    ///   ``HTTPServerError`` when the address is in use, needs privileges, or is not this host's.
+    ///   `ServerBindError` when the address is in use, needs privileges, or is not this host's.
     public static func application(
         host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), limits: HTTPConnectionLimits = .init(),
         logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }

@@ -52,7 +52,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     public private(set) var processesRunBeforeServerStart: [@Sendable () async throws -> Void]
     private let onServerRunningCallback: @Sendable (any Channel) async -> Void
     /// The host and port of `configuration.address`, when known: a failed bind then throws an
-    /// ``HTTPServerError`` naming them.
+    /// `ServerBindError` naming them.
     var listenAddress: (host: String, port: Int)?
 
     /// Creates an application around a responder.
@@ -123,7 +123,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
 
     /// Runs the server and the services until graceful shutdown or cancellation: `Application`'s
     /// loop, where every response keeps its own `Date` (or gets the current second's).
-    /// - Throws: ``HTTPServerError`` when an application made by
+    /// - Throws: `ServerBindError` when an application made by
     ///   ``TimeSyncHTTPServer/application(host:port:timeBase:limits:logger:onServerRunning:)`` cannot
     ///   bind its address; the server's and the services' errors.
     public func run() async throws {
@@ -166,9 +166,9 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         do {
             try await group.run()
         } catch {
-            guard let (host, port) = listenAddress, let bindError = HTTPServerError.binding(error, host: host, port: port) else {
-                throw error
-            }
+            guard let (host, port) = listenAddress, let error = error as? IOError,
+                let bindError = ServerBindError(errno: error.errnoCode, transport: "TCP", host: host, port: port)
+            else { throw error }
             throw bindError
         }
     }

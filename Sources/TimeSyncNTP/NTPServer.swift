@@ -17,7 +17,7 @@ import TimeSync
 /// from the host's kernel clock discipline (``NTPServerConfiguration/PolicySource/kernel``), so an
 /// unsynchronized host answers leap indicator 3, stratum 16 unless the operator opts in with
 /// ``NTPServerConfiguration/localStratum``. ``run()`` refuses a port another process already serves
-/// (``NTPServerError/addressInUse``) rather than share it.
+/// (`ServerBindError.addressInUse`) rather than share it.
 ///
 /// A ServiceLifecycle `Service`: ``run()`` binds, serves until graceful shutdown (SIGINT/SIGTERM in a
 /// `ServiceGroup`) or cancellation, then closes the socket. Counters go to swift-metrics
@@ -71,7 +71,7 @@ public final class NTPServer: Service, Sendable {
     /// Several sockets share the port with `SO_REUSEPORT`, which another process's socket with the
     /// option (chronyd's, say) would join without a word, splitting the clients between the two
     /// servers: so the port is first bound alone, without the option, and let go.
-    /// - Throws: ``NTPServerError/addressInUse`` when another socket serves the address and port;
+    /// - Throws: `ServerBindError.addressInUse` when another socket serves the address and port;
     ///   other bind errors (permission denied for port 123, …) as they are.
     public func run() async throws {
         var channels: [any Channel] = []
@@ -100,13 +100,10 @@ public final class NTPServer: Service, Sendable {
         } catch {
             for channel in channels { channel.close(promise: nil) }
             var failure = error
-            if let error = error as? IOError {
-                switch error.errnoCode {
-                case EADDRINUSE: failure = NTPServerError(.addressInUse, host: configuration.host, port: port)
-                case EACCES, EPERM: failure = NTPServerError(.permissionDenied, host: configuration.host, port: port)
-                case EADDRNOTAVAIL: failure = NTPServerError(.addressNotAvailable, host: configuration.host, port: port)
-                default: break
-                }
+            if let error = error as? IOError,
+                let bindError = ServerBindError(errno: error.errnoCode, transport: "UDP", host: configuration.host, port: port)
+            {
+                failure = bindError
             }
             // The caller gets the error; it is logged only for debugging.
             logger.debug("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(port)"), "error": .string("\(failure)")])

@@ -119,10 +119,8 @@ extension CommandFailure {
             return httpTransport(error)
         case let error as HTTPTimeError:
             return httpTime(error, at: at)
-        case let error as NTPServerError:
-            return ntpServer(error)
-        case let error as HTTPServerError:
-            return httpServer(error)
+        case let error as ServerBindError:
+            return bindFailure(error)
         case let error as TimeSynchronizerError:
             return .invalidArgument("\(error)", help: "Give each source once.")
         default:
@@ -217,21 +215,12 @@ extension CommandFailure {
         }
     }
 
-    private static func httpServer(_ error: HTTPServerError) -> CommandFailure {
-        let kind: Kind = error == .addressInUse ? .addressInUse : error == .permissionDenied ? .permissionDenied : .addressNotAvailable
-        return bindFailure(kind, protocol: "TCP", host: error.host, port: error.port, message: error.description)
-    }
-
-    private static func ntpServer(_ error: NTPServerError) -> CommandFailure {
-        let kind: Kind = error == .addressInUse ? .addressInUse : error == .permissionDenied ? .permissionDenied : .addressNotAvailable
-        return bindFailure(kind, protocol: "UDP", host: error.host, port: error.port, message: error.description)
-    }
-
     /// A server that could not bind its address: what to do depends only on why.
-    private static func bindFailure(_ kind: Kind, protocol name: String, host: String, port: Int, message: String) -> CommandFailure {
-        switch kind {
+    private static func bindFailure(_ error: ServerBindError) -> CommandFailure {
+        let message = error.description
+        switch error {
         case .addressInUse:
-            return addressInUse(protocol: name, host: host, port: port, message: message)
+            return addressInUse(protocol: error.transport, host: error.host, port: error.port, message: message)
         case .permissionDenied:
             return CommandFailure(
                 kind: .permissionDenied, message: message,

@@ -153,14 +153,14 @@ func clientRequest() -> [UInt8] {
         do {
             try await server.run()
             Issue.record("a server with \(threads) socket(s) started on port \(port), which another socket holds")
-        } catch let error as NTPServerError {
+        } catch let error as ServerBindError {
             #expect(error == .addressInUse)
             #expect(error.port == port && error.host == "127.0.0.1")
             #expect("\(error)" == "UDP port \(port) on 127.0.0.1 is already in use by another process")
         } catch {
-            Issue.record("expected NTPServerError.addressInUse, got \(error)")
+            Issue.record("expected ServerBindError.addressInUse, got \(error)")
         }
-        await #expect(throws: NTPServerError.addressInUse) { try await server.localAddress() }
+        await #expect(throws: ServerBindError.addressInUse) { try await server.localAddress() }
     }
 
     @Test(arguments: [true, false], [1, 2])

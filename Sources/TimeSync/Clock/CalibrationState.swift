@@ -138,6 +138,7 @@ package struct CalibrationState: Sendable {
 extension PublishedModel {
     /// The reading this model gives at a monotonic instant; for a model with a calibration (any
     /// status but unsynchronized).
+    @inline(__always)
     package func reading(at monotonic: MonotonicInstant) -> ClockReading {
         let (estimate, bounds) = model.offset(at: monotonic)
         return ClockReading(
