@@ -146,11 +146,11 @@ package final class ChildProcess {
     }
 }
 
-/// A free TCP port on 127.0.0.1 (bound and released; good enough for a child that binds it next).
-package func freeLoopbackPort() throws -> Int {
+/// A TCP socket bound to 127.0.0.1 on a port the kernel picks, listening when asked.
+/// - Returns: The descriptor (the caller closes it) and the port.
+private func boundLoopbackSocket(listening: Bool) throws -> (descriptor: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -159,13 +159,38 @@ package func freeLoopbackPort() throws -> Int {
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
     }
-    guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
-    let named = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    let named = bound == 0 && (!listening || listen(fd, 8) == 0)
+        && withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        } == 0
+    guard named else {
+        close(fd)
+        throw POSIXError(.EADDRINUSE)
     }
-    guard named == 0 else { throw POSIXError(.EINVAL) }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
+
+/// A free TCP port on 127.0.0.1 (bound and released; good enough for a child that binds it next).
+package func freeLoopbackPort() throws -> Int {
+    let (descriptor, port) = try boundLoopbackSocket(listening: false)
+    close(descriptor)
+    return port
+}
+
+/// A TCP socket listening on 127.0.0.1 on a port the kernel picks (never accepting), closed by
+/// ``close()``: a port in use.
+package final class LoopbackListener {
+    package let descriptor: Int32
+    package let port: Int
+
+    package init() throws {
+        (descriptor, port) = try boundLoopbackSocket(listening: true)
+    }
+
+    package func close() { _ = closeDescriptor(descriptor) }
+}
+
+private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }
 
 /// Whether something accepts TCP connections on 127.0.0.1:`port`.
 package func isListening(port: Int) -> Bool {
