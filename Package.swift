@@ -34,7 +34,11 @@ let package = Package(
     targets: [
         // The core: no network I/O; its one dependency authenticates stored calibrations (on Apple
         // platforms swift-crypto is CryptoKit).
-        .target(name: "TimeSync", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        // Its privacy manifest declares the required-reason APIs it uses on Apple platforms
+        // (UserDefaults for `UserDefaultsCalibrationStore`, the boot-time clock it measures with).
+        .target(
+            name: "TimeSync", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            resources: [.copy("PrivacyInfo.xcprivacy")]),
         // Transports: thin adapters over the core.
         .target(
             name: "TimeSyncNTP",
