@@ -31,12 +31,13 @@ public struct WallClockPair: Sendable, Hashable {
 
     /// The wall-clock time at a monotonic instant, as long as nobody sets the wall clock.
     public func wall(at instant: MonotonicInstant) -> UnixTime {
-        UnixTime(nanoseconds: instant.nanoseconds.saturatingAdd(wallMinusMonotonic))
+        // Carried from the pair's wall reading: exact at the pair's own instant, even where the sums saturate.
+        UnixTime(nanoseconds: wall.nanoseconds.saturatingAdd(instant.nanoseconds.saturatingSubtract(monotonic.nanoseconds)))
     }
 
     /// The monotonic instant at a wall-clock time, as long as nobody sets the wall clock.
     public func monotonic(at time: UnixTime) -> MonotonicInstant {
-        MonotonicInstant(nanoseconds: time.nanoseconds.saturatingSubtract(wallMinusMonotonic))
+        MonotonicInstant(nanoseconds: monotonic.nanoseconds.saturatingAdd(time.nanoseconds.saturatingSubtract(wall.nanoseconds)))
     }
 
     /// Converts bounds on θ = server − monotonic time, valid at ``monotonic``, to bounds on server −

@@ -197,6 +197,22 @@ import TimeSyncTesting
         }
     }
 
+    /// `estimator/unsynchronized-saturated-wall`: before any calibration, with the wall clock jumped to
+    /// the earliest representable time. `now` is the wall clock; `reading()` carried it through
+    /// wall − monotonic, which saturated, and landed 17 minutes later.
+    @Test func anUnsynchronizedReadingOfASaturatedWallClockIsTheWallClock() async {
+        await #expect(processExitsWith: .success) {
+            let base = ManualTimeBase()
+            let clock = ServerClock(timeBase: base)
+            base.jumpWall(by: .nanoseconds(Int64.min))
+            base.jumpWall(by: .nanoseconds(Int64.min))
+            #expect(base.wallNow() == UnixTime(nanoseconds: .min))
+            #expect(clock.reading().serverTime == clock.now)
+            #expect(clock.now == UnixTime(nanoseconds: .min))
+            #expect(clock.deviceTime(forServerTime: clock.now) == clock.now)
+        }
+    }
+
     /// `estimator/now-100-years-after-2199`: calibrated at 2199, read 100 years of uptime later. `now`
     /// wrapped to 1715 while `reading()` saturated; both now end at the latest representable time.
     @Test func nowPastTheEndOfTheRangeSaturates() async {
