@@ -7,12 +7,26 @@ let package = Package(
     products: [
         .library(name: "TimeSync", targets: ["TimeSync"]),
         .library(name: "TimeSyncNTP", targets: ["TimeSyncNTP"]),
+        .library(name: "TimeSyncNTPServer", targets: ["TimeSyncNTPServer"]),
         .library(name: "TimeSyncHTTP", targets: ["TimeSyncHTTP"]),
         .library(name: "TimeSyncAsyncHTTPClient", targets: ["TimeSyncAsyncHTTPClient"]),
         .library(name: "TimeSyncHummingbird", targets: ["TimeSyncHummingbird"]),
         .library(name: "TimeSyncSimulation", targets: ["TimeSyncSimulation"]),
         .library(name: "TimeSyncTesting", targets: ["TimeSyncTesting"]),
         .executable(name: "timesync", targets: ["timesync"]),
+    ],
+    // What an app needs works with no trait: the core, HTTP over URLSession, the NTP client on the
+    // system's sockets. Servers and the CLI enable the traits that bring SwiftNIO and the rest, in
+    // their dependency line: `.package(url: …, from: …, traits: ["NTPServer"])`.
+    traits: [
+        .trait(name: "NTPServer", description: "TimeSyncNTPServer: the SNTP server, on SwiftNIO.", enabledTraits: ["ServiceLifecycle"]),
+        .trait(name: "AsyncHTTPClient", description: "TimeSyncAsyncHTTPClient: HTTP measurement on AsyncHTTPClient."),
+        .trait(name: "Hummingbird", description: "TimeSyncHummingbird: time stamps on Hummingbird responses.", enabledTraits: ["ServiceLifecycle"]),
+        .trait(name: "ServiceLifecycle", description: "TimeSynchronizer and NTPPoolSource as swift-service-lifecycle Services."),
+        .trait(
+            name: "CLI", description: "The timesync command (and the test tools): every other trait and swift-argument-parser.",
+            enabledTraits: ["NTPServer", "AsyncHTTPClient", "Hummingbird", "ServiceLifecycle"]),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -40,15 +54,26 @@ let package = Package(
             name: "TimeSync", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("PrivacyInfo.xcprivacy")]),
         // Transports: thin adapters over the core.
+        // The NTP client on the system's UDP sockets, with the HTTPS `Date` fallback: what an app links.
         .target(
             name: "TimeSyncNTP",
             dependencies: [
                 "TimeSync",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "TimeSyncHTTP",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
+        // The SNTP server, on SwiftNIO (trait `NTPServer`).
+        .target(
+            name: "TimeSyncNTPServer",
+            dependencies: [
+                "TimeSync",
+                "TimeSyncNTP",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTPServer"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["NTPServer"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["NTPServer"])),
             ]
         ),
         // HTTP without SwiftNIO: the observer, the header, the URLSession adapter (what an app needs).
@@ -60,30 +85,31 @@ let package = Package(
                 .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
             ]
         ),
-        // Active HTTP measurement on AsyncHTTPClient (servers, the CLI).
+        // Active HTTP measurement on AsyncHTTPClient (trait `AsyncHTTPClient`: servers, the CLI).
         .target(
             name: "TimeSyncAsyncHTTPClient",
             dependencies: [
                 "TimeSync",
                 "TimeSyncHTTP",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
+        // Stamping Hummingbird responses (trait `Hummingbird`).
         .target(
             name: "TimeSyncHummingbird",
             dependencies: [
                 "TimeSync",
                 "TimeSyncHTTP",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
         // A deterministic network and the strategies other libraries use, judged against ground truth
@@ -91,44 +117,47 @@ let package = Package(
         .target(name: "TimeSyncSimulation", dependencies: ["TimeSync", "TimeSyncTesting"]),
         // For tests of code that uses TimeSync: a time base moved by hand, a seeded generator.
         .target(name: "TimeSyncTesting", dependencies: ["TimeSync"]),
+        // The command (trait `CLI`: `swift run --traits CLI timesync demo`).
         .executableTarget(
             name: "timesync",
             dependencies: [
                 "TimeSync",
                 "TimeSyncNTP",
+                "TimeSyncNTPServer",
                 "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient",
                 "TimeSyncHummingbird",
                 "TimeSyncSimulation",
                 "TimeSyncTesting",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
             ]
         ),
-        // Test and benchmark support, in no product: a seeded user-space UDP relay (delay, jitter,
-        // spikes, loss per direction: the kernel has no netem) and its command-line front end.
+        // Test and benchmark support, in no product (trait `CLI`): a seeded user-space UDP relay (delay,
+        // jitter, spikes, loss per direction: the kernel has no netem) and its command-line front end.
         .target(
             name: "UDPRelay",
             dependencies: [
                 "TimeSync", "TimeSyncTesting",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CLI"])),
             ],
             path: "Tests/Support/UDPRelay"
         ),
         .executableTarget(
             name: "udp-relay",
-            dependencies: ["UDPRelay", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["UDPRelay", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"]))],
             path: "Tests/Support/udp-relay"
         ),
-        // What the tests share: real peers (chronyd, libfaketime, child processes), loopback servers.
+        // What the tests share (trait `CLI`): real peers (chronyd, libfaketime, child processes),
+        // loopback servers.
         .target(
             name: "TimeSyncTestSupport",
             dependencies: [
-                "TimeSync", "TimeSyncNTP",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CLI"])),
             ],
             path: "Tests/Support/TestSupport"
         ),
@@ -141,7 +170,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncNTPTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncTesting", "TimeSyncTestSupport",
+                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncTesting", "TimeSyncTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -174,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncInteropTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird",
+                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird",
                 "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

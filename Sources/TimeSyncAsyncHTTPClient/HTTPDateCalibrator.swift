@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import TimeSync
 import TimeSyncHTTP
 
@@ -85,3 +86,4 @@ public struct HTTPDateCalibrator: Sendable {
         }
     }
 }
+#endif

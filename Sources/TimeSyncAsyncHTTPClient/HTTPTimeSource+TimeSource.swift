@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import TimeSync
 import TimeSyncHTTP
 
@@ -22,3 +23,4 @@ extension HTTPTimeSource: TimeSource {
         HTTPTimeError.pollOutcome(for: error)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -248,3 +249,4 @@ extension HTTPTimeSource {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }
 }
+#endif

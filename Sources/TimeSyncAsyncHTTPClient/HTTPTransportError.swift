@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import NIOCore
 import NIOPosix
@@ -129,3 +130,4 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
         return text
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import NIOCore
 import NIOHTTP1
 import TimeSync
@@ -183,3 +184,4 @@ final class HTTPConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHa
 
 @available(*, unavailable)
 extension HTTPConnectionPartsHandler: Sendable {}
+#endif

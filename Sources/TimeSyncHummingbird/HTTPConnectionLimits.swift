@@ -1,3 +1,4 @@
+#if Hummingbird
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -100,3 +101,4 @@ public struct HTTPConnectionLimits: Sendable, Hashable {
         #endif
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import NIOCore
 
 /// Whom a connection counts against for ``HTTPConnectionLimits/maximumConnectionsPerAddress``: an
@@ -158,3 +159,4 @@ package struct HTTPConnectionTable<Handle> {
 
 extension HTTPConnectionTable: Sendable where Handle: Sendable {}
 extension HTTPConnectionTable.Entry: Sendable where Handle: Sendable {}
+#endif

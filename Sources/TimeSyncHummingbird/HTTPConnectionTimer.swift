@@ -1,3 +1,4 @@
+#if Hummingbird
 import NIOCore
 
 /// When one HTTP/1 connection must be closed for want of a request, sans I/O: the channel handlers
@@ -73,3 +74,4 @@ package struct HTTPConnectionTimer: Sendable, Hashable {
         deadline.map { now >= $0 } ?? false
     }
 }
+#endif

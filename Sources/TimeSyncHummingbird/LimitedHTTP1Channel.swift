@@ -1,3 +1,4 @@
+#if Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -102,3 +103,4 @@ extension HTTPServerBuilder {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import Hummingbird
 import Logging
 import TimeSync
@@ -70,3 +71,4 @@ public enum TimeSyncHTTPServer {
         return application
     }
 }
+#endif

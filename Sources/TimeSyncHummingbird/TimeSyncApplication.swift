@@ -1,3 +1,4 @@
+#if Hummingbird
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -205,3 +206,4 @@ private struct ServiceAfterPrelude: Service {
         try await service.run()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import HTTPTypes
 import Hummingbird
 import TimeSync
@@ -102,3 +103,4 @@ extension HTTPField.Name {
     /// `TimeSync-Nonce`, the request header a client's nonce travels in.
     public static let timeSyncNonce = Self(HTTPTimeHeader.nonceName)!
 }
+#endif

@@ -1,3 +1,4 @@
+#if Hummingbird
 import HTTPTypes
 import Hummingbird
 import TimeSync
@@ -42,3 +43,4 @@ public struct TimestampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wr
         }
     }
 }
+#endif

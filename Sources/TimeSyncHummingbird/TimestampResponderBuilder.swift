@@ -1,3 +1,4 @@
+#if Hummingbird
 import HTTPTypes
 import Hummingbird
 import TimeSync
@@ -15,3 +16,4 @@ where Base.Responder.Context: RequestContext {
         TimestampResponder(base.buildResponder(), timeBase: timeBase, uncertainty: uncertainty)
     }
 }
+#endif

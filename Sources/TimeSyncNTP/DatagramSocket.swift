@@ -1,95 +1,180 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import NIOCore
-import NIOPosix
+import Dispatch
 import TimeSync
 
-/// A datagram as it came off the socket, stamped with the monotonic clock in the channel handler
-/// (before any hop to Swift concurrency).
+/// A datagram as it came off the socket, stamped with the monotonic clock as it was read.
 struct ReceivedDatagram: Sendable {
-    var remoteAddress: SocketAddress
     var bytes: [UInt8]
     var receivedAt: MonotonicInstant
 }
 
-/// Stamps each incoming datagram and hands it to an `AsyncThrowingStream`.
-final class DatagramStampingHandler: ChannelInboundHandler {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-
-    private let timeBase: any TimeBase
-    private let continuation: AsyncThrowingStream<ReceivedDatagram, any Error>.Continuation
-
-    init(timeBase: any TimeBase, continuation: AsyncThrowingStream<ReceivedDatagram, any Error>.Continuation) {
-        self.timeBase = timeBase
-        self.continuation = continuation
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let receivedAt = timeBase.monotonicNow()
-        let envelope = unwrapInboundIn(data)
-        // A datagram that filled the receive buffer was cut by the kernel: never parse part of one.
-        guard envelope.data.readableBytes <= DatagramSocket.maximumDatagramSize else { return }
-        continuation.yield(
-            ReceivedDatagram(
-                remoteAddress: envelope.remoteAddress, bytes: Array(envelope.data.readableBytesView),
-                receivedAt: receivedAt))
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        continuation.finish()
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // The socket is connected to the server, so the kernel reports an ICMP port unreachable as
-        // ECONNREFUSED on the next read: nobody listens there, and waiting on is pointless.
-        if let error = error as? IOError, error.errnoCode == ECONNREFUSED {
-            continuation.finish(throwing: NTPClientError(.unreachable, "port unreachable"))
-        }
-    }
-}
-
-/// A UDP socket on an ephemeral port, connected to one server (so the kernel filters other senders
-/// and reports ICMP errors), whose datagrams arrive as an `AsyncThrowingStream`.
-struct DatagramSocket: Sendable {
+/// A non-blocking UDP socket of the system's (POSIX), on an ephemeral port, connected to one server:
+/// the kernel drops datagrams from anyone else and reports the server host's ICMP errors (port
+/// unreachable arrives as `ECONNREFUSED` on the next read).
+///
+/// A reader thread waits in `poll(2)` and drains the socket as datagrams arrive, stamping each one on
+/// the monotonic clock as it is read; ``next()`` hands them out in order. ``close(after:)`` sets a
+/// deadline in real time, after which ``next()`` returns `nil`; the reader closes the descriptor.
+final class DatagramSocket: Sendable {
     /// The largest datagram accepted whole; the socket reads one byte more, so a longer one is seen
     /// to be cut and dropped.
     static let maximumDatagramSize = 2048
+    /// The longest the reader waits in `poll(2)` before it looks at the deadline and at `close()`.
+    private static let pollSlice: Int64 = 50_000_000
 
-    let channel: any Channel
-    let datagrams: AsyncThrowingStream<ReceivedDatagram, any Error>
-
-    /// Opens a socket of the address family of `remote`, connected to it.
-    static func connect(
-        to remote: SocketAddress, group: any EventLoopGroup, timeBase: any TimeBase
-    ) async throws -> DatagramSocket {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: ReceivedDatagram.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(64))
-        let channel = try await DatagramBootstrap(group: group)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: maximumDatagramSize + 1))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        DatagramStampingHandler(timeBase: timeBase, continuation: continuation))
-                }
-            }
-            .connect(to: remote).get()
-        return DatagramSocket(channel: channel, datagrams: stream)
+    private struct State: Sendable {
+        var datagrams: [ReceivedDatagram] = []
+        var error: NTPClientError?
+        var closed = false
+        /// When the socket closes by itself, on the system's monotonic clock (nanoseconds).
+        var deadline: Int64 = .max
     }
 
+    let remote: IPEndpoint
+    private let descriptor: Int32
+    private let timeBase: any TimeBase
+    private let state = Locked(State())
+    private let waiters = Waiters()
+
+    /// Opens a socket of the address family of `remote`, connected to it, and starts its reader.
+    /// - Throws: ``NTPClientError/network`` when the system refuses (no route, no IPv6, …).
+    init(connectingTo remote: IPEndpoint, timeBase: any TimeBase) throws(NTPClientError) {
+        self.remote = remote
+        self.timeBase = timeBase
+        let family = remote.address.family == .v4 ? AF_INET : AF_INET6
+        #if canImport(Darwin)
+        let descriptor = socket(family, SOCK_DGRAM, 0)
+        #else
+        let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue), 0)
+        #endif
+        guard descriptor >= 0 else { throw NTPClientError(.network, "\(remote): cannot open a UDP socket: \(Self.errorText(errno))") }
+        let flags = fcntl(descriptor, F_GETFL, 0)
+        let connected = SocketAddressStorage(remote).withSockaddr { address, length in
+            connect(descriptor, address, length)
+        }
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0, fcntl(descriptor, F_SETFD, FD_CLOEXEC) == 0, connected == 0 else {
+            let code = errno
+            systemClose(descriptor)
+            throw NTPClientError(.network, "\(remote): \(Self.errorText(code))")
+        }
+        self.descriptor = descriptor
+        // A queue of its own: the reader blocks in poll(2), never a thread of the cooperative pool.
+        DispatchQueue(label: "timesync.ntp.socket").async { [state, waiters, timeBase] in
+            Self.read(descriptor, remote: remote, timeBase: timeBase, state: state, waiters: waiters)
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Sends one datagram.
+    /// - Throws: ``NTPClientError/unreachable`` when an earlier ICMP error is pending,
+    ///   ``NTPClientError/network`` for any other refusal.
+    func send(_ bytes: [UInt8]) throws(NTPClientError) {
+        let sent = bytes.withUnsafeBytes { systemSend(descriptor, $0.baseAddress, $0.count) }
+        guard sent == bytes.count else {
+            let code = errno
+            if code == ECONNREFUSED { throw NTPClientError(.unreachable, "\(remote): port unreachable") }
+            throw NTPClientError(.network, "\(remote): cannot send: \(Self.errorText(code))")
+        }
+    }
+
+    /// The next datagram, in arrival order.
+    /// - Returns: `nil` once the socket is closed (its deadline passed) with nothing left to read.
+    /// - Throws: ``NTPClientError/unreachable`` when the server's host answered with ICMP port
+    ///   unreachable, ``NTPClientError/network`` for other socket errors, `CancellationError`.
+    func next() async throws -> ReceivedDatagram? {
+        let state = self.state
+        let outcome = try await waiters.wait { () -> Result<ReceivedDatagram?, NTPClientError>? in
+            state.withLock { state in
+                if !state.datagrams.isEmpty { return .success(state.datagrams.removeFirst()) }
+                if let error = state.error { return .failure(error) }
+                return state.closed ? .success(nil) : nil
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Closes the socket after `delay` (real time), unless it closes sooner: ``next()`` then
+    /// returns `nil`.
+    func close(after delay: Duration) {
+        let deadline = SystemClocks.monotonicNanoseconds().saturatingAdd(max(0, delay.nanosecondsClamped))
+        state.withLock { $0.deadline = min($0.deadline, deadline) }
+    }
+
+    /// Closes the socket now: ``next()`` returns what was read, then `nil`.
     func close() {
-        channel.close(promise: nil)
+        state.withLock { $0.closed = true }
+        waiters.wakeAll()
+    }
+
+    /// The reader: waits for datagrams until the socket is closed or its deadline passes, then
+    /// closes the descriptor.
+    private static func read(_ descriptor: Int32, remote: IPEndpoint, timeBase: any TimeBase, state: Locked<State>, waiters: Waiters) {
+        defer { systemClose(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: maximumDatagramSize + 1)
+        while true {
+            let (closed, deadline) = state.withLock { ($0.closed || $0.error != nil, $0.deadline) }
+            if closed { return }
+            let remaining = deadline.saturatingSubtract(SystemClocks.monotonicNanoseconds())
+            if remaining <= 0 {
+                state.withLock { $0.closed = true }
+                waiters.wakeAll()
+                return
+            }
+            var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32((min(remaining, pollSlice) + 999_999) / 1_000_000)
+            guard poll(&request, 1, milliseconds) > 0 else { continue }
+            // Readable, or an error is pending (POLLERR): recv says which.
+            drain(descriptor, into: &buffer, remote: remote, timeBase: timeBase, state: state)
+            waiters.wakeAll()
+        }
+    }
+
+    /// Reads every datagram waiting, stamping each as it is read.
+    private static func drain(_ descriptor: Int32, into buffer: inout [UInt8], remote: IPEndpoint, timeBase: any TimeBase, state: Locked<State>) {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            let receivedAt = timeBase.monotonicNow()
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { return }
+                let error =
+                    code == ECONNREFUSED
+                    ? NTPClientError(.unreachable, "\(remote): port unreachable")
+                    : NTPClientError(.network, "\(remote): \(errorText(code))")
+                state.withLock { $0.error = $0.error ?? error }
+                return
+            }
+            // A datagram that filled the buffer was cut by the kernel: never parse part of one.
+            guard count <= maximumDatagramSize else { continue }
+            let datagram = ReceivedDatagram(bytes: Array(buffer[0..<count]), receivedAt: receivedAt)
+            state.withLock { state in
+                // Bounded like the replies to one request can be: a flood never grows memory.
+                if state.datagrams.count < 64 { state.datagrams.append(datagram) }
+            }
+        }
+    }
+
+    private static func errorText(_ code: Int32) -> String {
+        String(cString: strerror(code))
     }
 }
 
-extension SocketAddress {
-    /// `ip:port`, with brackets around an IPv6 address: how logs, errors and source names print it.
-    var endpoint: String {
-        guard let ip = ipAddress else { return "\(self)" }
-        return HostPort.format(host: ip, port: self.port ?? 0)
-    }
+/// `close(2)`, named apart from ``DatagramSocket/close()``.
+private func systemClose(_ descriptor: Int32) {
+    _ = close(descriptor)
+}
+
+/// `send(2)`, named apart from ``DatagramSocket/send(_:)``.
+private func systemSend(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    send(descriptor, buffer, count, 0)
 }

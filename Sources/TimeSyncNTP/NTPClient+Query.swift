@@ -1,6 +1,3 @@
-import Logging
-import NIOCore
-import NIOPosix
 import TimeSync
 
 extension NTPClient {
@@ -27,7 +24,7 @@ extension NTPClient {
         interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .query
     ) async throws -> NTPQueryResult {
         let server = NTPServerAddress(host: host, port: port)
-        return try await firstAnswering(server) { address in
+        return try await firstAnswering(server, timeout: timeout) { address in
             let exchanges = try await collect(
                 server: server, address: address, source: NTPPoolSource.sourceName(server: server, address: address),
                 timeout: timeout, samples: max(1, samples), interval: interval, conflictWindow: conflictWindow)
@@ -59,7 +56,7 @@ extension NTPClient {
         of server: NTPServerAddress, source: String, timeout: Duration, samples: Int = 1,
         interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .synchronizer
     ) async throws -> [OffsetSample] {
-        try await firstAnswering(server) { address in
+        try await firstAnswering(server, timeout: timeout) { address in
             try await collect(
                 server: server, address: address, source: source, timeout: timeout, samples: max(1, samples),
                 interval: interval, conflictWindow: conflictWindow
@@ -67,11 +64,12 @@ extension NTPClient {
         }
     }
 
-    /// Resolves the server's name and returns what `body` makes of the first address that answers.
+    /// Resolves the server's name (within `timeout`) and returns what `body` makes of the first
+    /// address that answers; IPv4 and IPv6 addresses alternate.
     func firstAnswering<Result>(
-        _ server: NTPServerAddress, _ body: (SocketAddress) async throws -> Result
+        _ server: NTPServerAddress, timeout: Duration, _ body: (IPEndpoint) async throws -> Result
     ) async throws -> Result {
-        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port)
+        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port, policy: addressPolicy, timeout: timeout)
         var lastError: any Error = NTPClientError(.noAddresses, server.host)
         for address in addresses {
             do {
@@ -85,7 +83,6 @@ extension NTPClient {
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
-                logger.debug("NTP address failed", metadata: ["server": .string("\(address.endpoint)"), "error": .string("\(error)")])
                 lastError = error
             }
         }
@@ -108,7 +105,7 @@ extension NTPClient {
     /// Exchanges `samples` requests with one address, `interval` apart (a `RATE` kiss widening the
     /// spacing), and returns the replies and their samples.
     func collect(
-        server: NTPServerAddress, address: SocketAddress, source: String, timeout: Duration, samples: Int,
+        server: NTPServerAddress, address: IPEndpoint, source: String, timeout: Duration, samples: Int,
         interval: Duration, conflictWindow: ConflictWindow
     ) async throws -> (replies: [NTPReply], samples: [OffsetSample]) {
         let started = timeBase.monotonicNow()
@@ -134,13 +131,11 @@ extension NTPClient {
                 guard let wait = Self.rateWait(error, maximum: Self.maximumRateWait), kisses < samples else { throw error }
                 kisses += 1
                 spacing = max(spacing, wait + wait / 10)  // a margin over the limit, not on its edge
-                logger.info(
-                    "NTP: Kiss-o'-Death RATE; slowing down", metadata: ["server": .string("\(address.endpoint)"), "wait": .string("\(wait)")])
                 nextSend = max(nextSend, timeBase.monotonicNow().advanced(by: wait))
             } catch let error as NTPReplyError where error == .conflictingReplies {
                 throw error  // one raced exchange taints the query: report it, do not average it away
             } catch let error as NTPClientError where error == .unreachable {
-                throw NTPClientError(.unreachable, "\(address.endpoint): port unreachable")
+                throw NTPClientError(.unreachable, "\(address): port unreachable")
             } catch is CancellationError {
                 throw CancellationError()
             } catch let error as NTPClientError where error == .timeout {
@@ -156,9 +151,9 @@ extension NTPClient {
             if timeouts == samples {
                 let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
                 throw NTPClientError(
-                    .timeout, "from \(address.endpoint): \(samples) request\(samples == 1 ? "" : "s") unanswered in \(waited.readable)")
+                    .timeout, "from \(address): \(samples) request\(samples == 1 ? "" : "s") unanswered in \(waited.readable)")
             }
-            throw lastError ?? NTPClientError(.timeout, "\(address.endpoint)")
+            throw lastError ?? NTPClientError(.timeout, "\(address)")
         }
         return (replies, collected)
     }

@@ -1,38 +1,30 @@
-import Logging
-import NIOCore
-import NIOPosix
 import TimeSync
 
 /// An SNTP client over UDP: single exchanges with one server address, and one-shot queries of a
 /// server by name (like `sntp` or `ntpdig`).
 ///
-/// Every exchange uses a fresh socket on a random port. t1 is stamped on the monotonic clock on the
-/// event loop just before the request is written, t4 in the channel handler as the reply is read;
-/// the request carries a random transmit timestamp fraction that a genuine reply must echo.
+/// It runs on the system's UDP sockets (POSIX, non-blocking), with no other dependency: what an app
+/// links. Every exchange uses a fresh socket on a random port, connected to the server; t1 is stamped
+/// on the monotonic clock just before the request is sent, t4 as the reply is read; the request
+/// carries a random transmit timestamp fraction that a genuine reply must echo.
 public struct NTPClient: Sendable {
     /// The clocks: monotonic for t1/t4, wall for the era pivot and the seconds sent.
     public let timeBase: any TimeBase
-    /// The event loops the sockets run on.
-    public let group: any EventLoopGroup
-    /// Where exchanges are logged (at debug and trace levels).
-    public let logger: Logger
     /// The limits replies must meet.
     public let limits: NTPReplyLimits
+    /// Which addresses a server's name may resolve to (default: public ones only).
+    public let addressPolicy: AddressPolicy
 
     /// Creates a client.
     /// - Parameters:
     ///   - timeBase: The clocks (default: the system's).
-    ///   - group: The event loops (default: NIO's shared singleton).
     ///   - limits: Reply acceptance limits (default: root distance ≤ 1.5 s).
-    ///   - logger: The logger (default: discards everything).
-    public init(
-        timeBase: any TimeBase = SystemTimeBase(), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        limits: NTPReplyLimits = .init(), logger: Logger = .ntpNoOp
-    ) {
+    ///   - addressPolicy: Which addresses a name may resolve to (default: public ones only; an IP
+    ///     literal or `localhost` is always used).
+    public init(timeBase: any TimeBase = SystemTimeBase(), limits: NTPReplyLimits = .init(), addressPolicy: AddressPolicy = .publicOnly) {
         self.timeBase = timeBase
-        self.group = group
         self.limits = limits
-        self.logger = logger
+        self.addressPolicy = addressPolicy
     }
 
     /// How long an exchange keeps listening after the first valid reply, to see a second, different
@@ -85,85 +77,41 @@ public struct NTPClient: Sendable {
     /// - Throws: `NTPReplyError` (`.conflictingReplies` for a raced reply), ``NTPClientError``
     ///   (`.timeout` with the time waited, `.unreachable`, `.network`), `CancellationError`.
     public func exchange(
-        with address: SocketAddress, timeout: Duration, conflictWindow: ConflictWindow = .query
+        with address: IPEndpoint, timeout: Duration, conflictWindow: ConflictWindow = .query
     ) async throws -> NTPReply {
         let started = timeBase.monotonicNow()
-        let socket: DatagramSocket
-        do {
-            socket = try await DatagramSocket.connect(to: address, group: group, timeBase: timeBase)
-        } catch {
-            throw NTPClientError(.network, "\(address.endpoint): \(error)")
-        }
+        let socket = try DatagramSocket(connectingTo: address, timeBase: timeBase)
         defer { socket.close() }
-        let channel = socket.channel
-        let timeBase = self.timeBase
-        let remaining = max(0, timeout.nanosecondsClamped.saturatingSubtract(timeBase.monotonicNow().nanoseconds - started.nanoseconds))
-        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(remaining)) {
-            channel.close(promise: nil)
-        }
-        defer { deadline.cancel() }
-        // Stamp t1 and write on the event loop, back to back.
-        let sending: EventLoopFuture<SentRequest> = channel.eventLoop.submit { () -> SentRequest in
-            Self.send(on: channel, to: address, timeBase: timeBase)
-        }
-        let sent: SentRequest = try await sending.get()
-        let request: NTPClientRequest = sent.request
-        let written: EventLoopFuture<Void> = sent.written
-        do {
-            try await written.get()
-        } catch {
-            throw NTPClientError(.network, "\(address.endpoint): \(error)")
-        }
-        var pending = request
+        let elapsed = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds.saturatingSubtract(started.nanoseconds))
+        socket.close(after: timeout - elapsed)
+        // Stamp t1 and send, back to back.
+        var generator = SystemRandomNumberGenerator()
+        var pending = NTPClientRequest(wallTime: timeBase.wallNow(), monotonicTime: timeBase.monotonicNow(), using: &generator)
+        try socket.send(pending.packet.encoded())
         var lastRejection: NTPReplyError?
         var accepted: NTPReply?
-        var listening: Scheduled<Void>?
-        defer { listening?.cancel() }
-        for try await datagram in socket.datagrams {
+        while let datagram = try await socket.next() {
             let reply: NTPReply
             do {
                 reply = try pending.accept(datagram.bytes, receivedAt: datagram.receivedAt, limits: limits)
             } catch {
                 let rejection: NTPReplyError = error
-                if rejection == .conflictingReplies {
-                    logger.warning(
-                        "NTP: two different replies to one request; exchange discarded",
-                        metadata: ["server": .string("\(address.endpoint)")])
-                }
                 guard Self.isStray(rejection) else { throw rejection }
-                logger.debug("NTP datagram ignored", metadata: ["server": .string("\(address.endpoint)"), "reason": .string("\(rejection)")])
                 lastRejection = rejection
                 continue
             }
-            logger.debug("NTP reply", metadata: ["server": .string("\(address.endpoint)"), "stratum": .string("\(reply.packet.stratum)")])
             let wait = conflictWindow.wait(roundTrip: .nanoseconds(reply.responseReceived.nanoseconds - reply.requestSent.nanoseconds))
             guard wait > .zero else { return reply }
-            // Listen on for a conflicting reply: closing the channel at the window's end ends the loop.
+            // Listen on for a conflicting reply: closing the socket at the window's end ends the loop
+            // (the deadline, if sooner, still holds).
+            if accepted == nil { socket.close(after: wait) }
             accepted = reply
-            listening = channel.eventLoop.scheduleTask(in: .nanoseconds(wait.nanosecondsClamped)) { channel.close(promise: nil) }
         }
         try Task.checkCancellation()
         if let accepted { return accepted }
         if let lastRejection { throw lastRejection }
         let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
-        throw NTPClientError(.timeout, "from \(address.endpoint) within \(waited.readable)")
-    }
-
-    /// A request just written, and the write's outcome.
-    struct SentRequest: Sendable {
-        var request: NTPClientRequest
-        var written: EventLoopFuture<Void>
-    }
-
-    /// Stamps t1 and writes the request; call on the channel's event loop.
-    private static func send(on channel: any Channel, to address: SocketAddress, timeBase: any TimeBase) -> SentRequest {
-        var generator = SystemRandomNumberGenerator()
-        let request = NTPClientRequest(
-            wallTime: timeBase.wallNow(), monotonicTime: timeBase.monotonicNow(), using: &generator)
-        let promise: EventLoopPromise<Void> = channel.eventLoop.makePromise(of: Void.self)
-        let data = ByteBuffer(bytes: request.packet.encoded())
-        channel.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: data), promise: promise)
-        return SentRequest(request: request, written: promise.futureResult)
+        throw NTPClientError(.timeout, "from \(address) within \(waited.readable)")
     }
 
     /// Whether a rejection means "not the reply to this request" (wait on) rather than a final answer.
@@ -173,9 +121,4 @@ public struct NTPClient: Sendable {
         default: false
         }
     }
-}
-
-extension Logger {
-    /// The default logger of the NTP types: discards everything. Pass your own to see their logs.
-    @usableFromInline static let ntpNoOp = Logger(label: "timesync.ntp", factory: { _ in SwiftLogNoOpLogHandler() })
 }

@@ -1,7 +1,7 @@
 /// Why an NTP exchange produced no reply (rejected replies throw `NTPReplyError` instead).
 public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible {
     enum Code: Sendable, Hashable {
-        case timeout, dnsFailure, noAddresses, network, invalidServerAddress, unreachable
+        case timeout, dnsFailure, noAddresses, localAddresses, network, invalidServerAddress, unreachable
     }
 
     let code: Code
@@ -19,6 +19,9 @@ public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible
     public static let dnsFailure = NTPClientError(.dnsFailure)
     /// The host name resolved to no usable address.
     public static let noAddresses = NTPClientError(.noAddresses)
+    /// The host name resolved only to loopback, private or link-local addresses, which a name is not
+    /// used with unless its ``AddressPolicy`` allows them (an IP literal or `localhost` always works).
+    public static let localAddresses = NTPClientError(.localAddresses)
     /// The request could not be sent (no route, network down, …).
     public static let network = NTPClientError(.network)
     /// The server's host answered that nothing listens on the port (ICMP port unreachable).
@@ -38,6 +41,9 @@ public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible
         case .unreachable: return "nothing listens on the server's NTP port" + suffix
         case .dnsFailure: return "DNS resolution failed" + suffix
         case .noAddresses: return "host has no IPv4 or IPv6 address" + suffix
+        case .localAddresses:
+            return "host name resolved only to local addresses" + suffix
+                + "; a name is used only with public addresses: give an IP literal, or allow local addresses (AddressPolicy.allowingLocal)"
         case .network: return "network error" + suffix
         case .invalidServerAddress: return "invalid NTP server address" + suffix
         }

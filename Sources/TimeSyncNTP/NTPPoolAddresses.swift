@@ -1,4 +1,3 @@
-import NIOCore
 import TimeSync
 
 /// How the polling of each address ended, for the task that resolved its name.
@@ -33,14 +32,14 @@ final class AddressEnds: Sendable {
 /// stays within its size.
 actor AddressRegistry {
     private let capacity: Int
-    private var active: Set<SocketAddress> = []
+    private var active: Set<IPEndpoint> = []
 
     init(capacity: Int) {
         self.capacity = capacity
     }
 
-    func claim(_ addresses: [SocketAddress], upTo limit: Int) -> [SocketAddress] {
-        var claimed: [SocketAddress] = []
+    func claim(_ addresses: [IPEndpoint], upTo limit: Int) -> [IPEndpoint] {
+        var claimed: [IPEndpoint] = []
         for address in addresses where claimed.count < limit && active.count < capacity && !active.contains(address) {
             active.insert(address)
             claimed.append(address)
@@ -48,7 +47,7 @@ actor AddressRegistry {
         return claimed
     }
 
-    func release(_ addresses: [SocketAddress]) {
+    func release(_ addresses: [IPEndpoint]) {
         for address in addresses { active.remove(address) }
     }
 }

@@ -15,12 +15,17 @@ public struct NTPPoolConfiguration: Sendable, Hashable {
     public var timeout: Duration
     /// The limits replies must meet.
     public var limits: NTPReplyLimits
+    /// Which addresses a server's name may resolve to (default: public ones only; IP literals and
+    /// `localhost` are always used).
+    public var addressPolicy: AddressPolicy
 
     /// Creates a configuration.
     public init(
         servers: [NTPServerAddress] = NTPServerAddress.defaultPool, maximumSources: Int = 8, addressesPerHost: Int = 4,
-        policy: PollPolicy = .init(), timeout: Duration = .seconds(2), limits: NTPReplyLimits = .init()
+        policy: PollPolicy = .init(), timeout: Duration = .seconds(2), limits: NTPReplyLimits = .init(),
+        addressPolicy: AddressPolicy = .publicOnly
     ) {
+        self.addressPolicy = addressPolicy
         self.servers = servers
         self.maximumSources = max(1, maximumSources)
         self.addressesPerHost = max(1, addressesPerHost)

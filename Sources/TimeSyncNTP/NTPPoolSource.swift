@@ -1,7 +1,6 @@
-import Logging
-import NIOCore
-import NIOPosix
+#if ServiceLifecycle
 import ServiceLifecycle
+#endif
 import TimeSync
 
 /// Keeps a `ServerClock` calibrated from NTP servers: resolves every configured name to all its
@@ -16,41 +15,35 @@ import TimeSync
 /// interval; `DENY`/`RSTR` remove the source. When every address of a name has stopped, the name is
 /// resolved again after the policy's maximum interval.
 ///
-/// A ServiceLifecycle `Service`: ``run()`` runs until cancelled or graceful shutdown.
-public struct NTPPoolSource: Service {
+/// ``run()`` runs until cancelled (and, with the package's `ServiceLifecycle` trait, it is a
+/// `Service` that also ends at graceful shutdown).
+public struct NTPPoolSource: Sendable {
     /// The clock fed; its time base is used for every timestamp and sleep.
     public let clock: ServerClock
     /// The configuration.
     public let configuration: NTPPoolConfiguration
     private let client: NTPClient
-    private let logger: Logger
     private let onEvent: @Sendable (NTPPoolEvent) -> Void
 
     /// Creates a pool source.
     /// - Parameters:
     ///   - clock: The clock to calibrate.
     ///   - configuration: Servers, limits and poll policy.
-    ///   - group: The event loops (default: NIO's shared singleton).
-    ///   - logger: The logger (default: discards everything).
-    ///   - onEvent: Called for every ``NTPPoolEvent``, from any task.
+    ///   - onEvent: Called for every ``NTPPoolEvent``, from any task: log or count them there.
     public init(
-        clock: ServerClock, configuration: NTPPoolConfiguration = .init(),
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = .ntpNoOp,
-        onEvent: @escaping @Sendable (NTPPoolEvent) -> Void = { _ in }
+        clock: ServerClock, configuration: NTPPoolConfiguration = .init(), onEvent: @escaping @Sendable (NTPPoolEvent) -> Void = { _ in }
     ) {
         self.clock = clock
         self.configuration = configuration
-        self.logger = logger
         self.onEvent = onEvent
-        self.client = NTPClient(timeBase: clock.timeBase, group: group, limits: configuration.limits, logger: logger)
+        self.client = NTPClient(timeBase: clock.timeBase, limits: configuration.limits, addressPolicy: configuration.addressPolicy)
     }
 
     /// The clock's source name for an address of a server: `host/ip:port`, or `ip:port` for an IP
     /// literal.
-    public static func sourceName(server: NTPServerAddress, address: SocketAddress) -> String {
-        let ip = address.ipAddress ?? server.host
-        let endpoint = NTPServerAddress(host: ip, port: address.port ?? server.port).description
-        return server.host == ip ? endpoint : "\(server.host)/\(endpoint)"
+    public static func sourceName(server: NTPServerAddress, address: IPEndpoint) -> String {
+        let ip = address.address.description
+        return server.host == ip ? address.description : "\(server.host)/\(address)"
     }
 
     /// Polls until cancelled or graceful shutdown.
@@ -61,8 +54,8 @@ public struct NTPPoolSource: Service {
             clock: clock,
             core: SynchronizerCore(sources: [], configuration: .init(poll: configuration.policy), start: clock.timeBase.monotonicNow()),
             sources: [], resolvesInPlace: false, followsClockError: false,
-            onNotice: { [logger, onEvent] notice in Self.report(notice, ends: ends, logger: logger, onEvent: onEvent) })
-        await cancelWhenGracefulShutdown {
+            onNotice: { [onEvent] notice in Self.report(notice, ends: ends, onEvent: onEvent) })
+        let poll = { @Sendable in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await loop.run() }
                 for server in configuration.servers {
@@ -70,12 +63,15 @@ public struct NTPPoolSource: Service {
                 }
             }
         }
+        #if ServiceLifecycle
+        await cancelWhenGracefulShutdown { await poll() }
+        #else
+        await poll()
+        #endif
     }
 
-    /// Turns what the poll loop did into events and logs.
-    private static func report(
-        _ notice: SynchronizerLoop.Notice, ends: AddressEnds, logger: Logger, onEvent: @Sendable (NTPPoolEvent) -> Void
-    ) {
+    /// Turns what the poll loop did into events.
+    private static func report(_ notice: SynchronizerLoop.Notice, ends: AddressEnds, onEvent: @Sendable (NTPPoolEvent) -> Void) {
         switch notice {
         case .events:
             break
@@ -84,14 +80,11 @@ public struct NTPPoolSource: Service {
         case .failed(let source, let error, _, let retryIn):
             if let error = error as? NTPReplyError, error == .kissOfDeath {
                 let code = error.kissCode ?? NTPReferenceID(rawValue: 0)
-                logger.warning("NTP Kiss-o'-Death", metadata: ["source": .string("\(source)"), "code": .string("\(code)")])
                 onEvent(.kissOfDeath(source: source, code: code, retryIn: retryIn))
             } else if let retryIn {
-                logger.debug("NTP exchange failed", metadata: ["source": .string("\(source)"), "error": .string("\(error)")])
                 onEvent(.failed(source: source, error: "\(error)", retryIn: retryIn))
             }
         case .unreachable(let source):
-            logger.info("NTP server unreachable; resolving its name again", metadata: ["source": .string("\(source)")])
             ends.end(source, with: .resolve)
         case .removed(let source):
             ends.end(source, with: .demobilize)
@@ -107,11 +100,13 @@ public struct NTPPoolSource: Service {
     private func runHost(_ server: NTPServerAddress, registry: AddressRegistry, loop: SynchronizerLoop, ends: AddressEnds) async {
         var retry = PollPolicy.pollFloor
         while !Task.isCancelled {
-            let addresses: [SocketAddress]
+            let addresses: [IPEndpoint]
             do {
-                addresses = try await NTPResolver.resolve(host: server.host, port: server.port)
+                addresses = try await NTPResolver.resolve(
+                    host: server.host, port: server.port, policy: configuration.addressPolicy, timeout: configuration.timeout)
+            } catch is CancellationError {
+                return
             } catch {
-                logger.warning("NTP server did not resolve", metadata: ["server": .string("\(server)"), "error": .string("\(error)"), "retry": .string("\(retry)")])
                 onEvent(.resolutionFailed(server: server, error: "\(error)", retryIn: retry))
                 do { try await sleep(for: retry) } catch { return }
                 retry = min(retry * 2, configuration.policy.maximumInterval)
@@ -120,8 +115,7 @@ public struct NTPPoolSource: Service {
             retry = PollPolicy.pollFloor
             let claimed = await registry.claim(addresses, upTo: configuration.addressesPerHost)
             if !claimed.isEmpty {
-                onEvent(.resolved(server: server, addresses: claimed.map { $0.ipAddress ?? "\($0)" }))
-                logger.info("NTP server resolved", metadata: ["server": .string("\(server)"), "addresses": .string("\(claimed.map(\.endpoint))")])
+                onEvent(.resolved(server: server, addresses: claimed.map(\.address.description)))
                 let names = claimed.map { Self.sourceName(server: server, address: $0) }
                 for (name, address) in zip(names, claimed) { loop.add(source(name, at: address)) }
                 let ended = await ends.wait(for: names)
@@ -138,7 +132,7 @@ public struct NTPPoolSource: Service {
     }
 
     /// One address as a source of the poll loop: one exchange per poll, its reply's sample.
-    private func source(_ name: String, at address: SocketAddress) -> SynchronizerLoop.Source {
+    private func source(_ name: String, at address: IPEndpoint) -> SynchronizerLoop.Source {
         let (client, timeout) = (self.client, configuration.timeout)
         return SynchronizerLoop.Source(
             name: name,
@@ -149,3 +143,9 @@ public struct NTPPoolSource: Service {
             })
     }
 }
+
+#if ServiceLifecycle
+/// A pool source is a ServiceLifecycle `Service` (with the package's `ServiceLifecycle` trait): it
+/// polls from ``NTPPoolSource/run()`` until graceful shutdown or cancellation.
+extension NTPPoolSource: Service {}
+#endif

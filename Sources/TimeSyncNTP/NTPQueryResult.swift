@@ -1,4 +1,3 @@
-import NIOCore
 import TimeSync
 
 /// What a one-shot query of an NTP server found, relative to the device's wall clock.
@@ -38,13 +37,13 @@ public struct NTPQueryResult: Sendable {
     /// Builds a result from a calibration, converting θ (server − monotonic) to server − wall with a
     /// monotonic/wall/monotonic reading of the time base; the reading's spread widens the bounds.
     init(
-        server: NTPServerAddress, address: SocketAddress, calibration: Calibration, replies: [NTPReply],
+        server: NTPServerAddress, address: IPEndpoint, calibration: Calibration, replies: [NTPReply],
         samples: [OffsetSample], timeBase: any TimeBase
     ) {
         let wall = WallClockOffset(calibration, pair: timeBase.wallClockPair())
         let last = replies[replies.count - 1]
         self.server = server
-        self.address = address.ipAddress ?? "\(address)"
+        self.address = address.address.description
         self.wallClockOffset = wall.estimate
         self.bounds = wall.bounds
         self.error = wall.error

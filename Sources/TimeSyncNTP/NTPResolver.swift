@@ -1,22 +1,66 @@
-import NIOCore
-import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import TimeSync
 
-/// Resolves host names to every IPv4 and IPv6 address (A and AAAA records) with `getaddrinfo`,
-/// off the cooperative thread pool.
+/// Resolves host names to their IPv4 and IPv6 addresses (A and AAAA records) with the system's
+/// `getaddrinfo`, off the cooperative thread pool, within a deadline; then keeps what an
+/// ``AddressPolicy`` allows, in the order it gives.
 enum NTPResolver {
-    /// All addresses of `host` for `port`, IPv4 and IPv6, in resolver order without duplicates.
-    /// An IP literal resolves to itself without a lookup.
-    /// - Throws: ``NTPClientError`` `.dnsFailure` or `.noAddresses`.
-    static func resolve(host: String, port: Int) async throws -> [SocketAddress] {
-        if let literal = try? SocketAddress(ipAddress: host, port: port) { return [literal] }
-        let addresses = try await NIOThreadPool.singleton.runIfActive {
-            try blockingResolve(host: host, port: port)
+    /// The addresses of `host` for `port` to try, in order.
+    ///
+    /// An IP literal (a link-local IPv6 one with its `%zone`) is used as it is, with no lookup and no
+    /// filtering.
+    /// - Parameters:
+    ///   - host: A host name or IP literal.
+    ///   - port: The port.
+    ///   - policy: Which addresses a name may resolve to.
+    ///   - timeout: The deadline of the lookup.
+    /// - Throws: ``NTPClientError`` `.dnsFailure` (the resolver failed or did not answer in time),
+    ///   `.noAddresses` (no IPv4 or IPv6 address), `.localAddresses` (only addresses the policy
+    ///   refuses), `CancellationError`.
+    static func resolve(host: String, port: Int, policy: AddressPolicy, timeout: Duration) async throws -> [IPEndpoint] {
+        if let literal = try lookup(host: host, port: port, numericOnly: true) { return literal }
+        let outcome = Locked<Result<[IPEndpoint], NTPClientError>?>(nil)
+        let waiters = Waiters()
+        @Sendable func finish(_ result: Result<[IPEndpoint], NTPClientError>) {
+            let first = outcome.withLock { outcome in
+                defer { outcome = outcome ?? result }
+                return outcome == nil
+            }
+            if first { waiters.wakeAll() }
         }
-        guard !addresses.isEmpty else { throw NTPClientError(.noAddresses, host) }
-        return addresses
+        DispatchQueue.global(qos: .userInitiated).async {
+            do throws(NTPClientError) {
+                finish(.success(try lookup(host: host, port: port, numericOnly: false) ?? []))
+            } catch {
+                finish(.failure(error))
+            }
+        }
+        let nanoseconds = Int(clamping: max(0, timeout.nanosecondsClamped))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            finish(.failure(NTPClientError(.dnsFailure, "\(host): no answer from the resolver within \(timeout.readable)")))
+        }
+        let resolved = try await waiters.wait { outcome.withLock { $0 } }.get()
+        guard !resolved.isEmpty else { throw NTPClientError(.noAddresses, host) }
+        switch policy.select(resolved, forHost: host) {
+        case .use(let addresses):
+            return addresses
+        case .refused(let refused):
+            let listed = refused.prefix(4).map { "\($0.address) (\($0.address.scope))" }.joined(separator: ", ")
+            throw NTPClientError(.localAddresses, "\(host) resolved only to \(listed)")
+        }
     }
 
-    private static func blockingResolve(host: String, port: Int) throws -> [SocketAddress] {
+    /// `getaddrinfo` for UDP: every IPv4 and IPv6 address, in the resolver's order.
+    /// - Parameter numericOnly: Only parse an IP literal (`AI_NUMERICHOST`: no lookup); `nil` when
+    ///   `host` is not one.
+    private static func lookup(host: String, port: Int, numericOnly: Bool) throws(NTPClientError) -> [IPEndpoint]? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Darwin)
@@ -24,29 +68,22 @@ enum NTPResolver {
         #else
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         #endif
+        hints.ai_flags = numericOnly ? AI_NUMERICHOST | AI_NUMERICSERV : AI_NUMERICSERV
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &result)
         guard status == 0 else {
-            let message = String(cString: gai_strerror(status))
-            throw NTPClientError(.dnsFailure, "\(host): \(message)")
+            if numericOnly { return nil }
+            throw NTPClientError(.dnsFailure, "\(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(result) }
-        var addresses: [SocketAddress] = []
+        var endpoints: [IPEndpoint] = []
         var cursor = result
         while let info = cursor {
             defer { cursor = info.pointee.ai_next }
-            guard let raw = info.pointee.ai_addr else { continue }
-            let address: SocketAddress
-            switch info.pointee.ai_family {
-            case AF_INET:
-                address = raw.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { SocketAddress($0.pointee, host: host) }
-            case AF_INET6:
-                address = raw.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { SocketAddress($0.pointee, host: host) }
-            default:
-                continue
+            if let address = info.pointee.ai_addr, let endpoint = SocketAddressStorage.endpoint(address), !endpoints.contains(endpoint) {
+                endpoints.append(endpoint)
             }
-            if !addresses.contains(address) { addresses.append(address) }
         }
-        return addresses
+        return endpoints
     }
 }

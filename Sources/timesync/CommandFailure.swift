@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import TimeSync
@@ -5,6 +6,7 @@ import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 import TimeSyncHummingbird
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// A failed `timesync` command as its user sees it: a stable kind, what happened, and what to do.
 ///
@@ -25,6 +27,8 @@ struct CommandFailure: Error, CustomStringConvertible {
         case addressNotAvailable
         /// The host name does not resolve.
         case dnsFailure
+        /// The host name resolves only to loopback, private or link-local addresses (NTP).
+        case localAddresses
         /// Nothing listens on the server's port (TCP refused, or ICMP port unreachable for NTP).
         case refused
         /// No route to the server's host, or the network is down.
@@ -143,6 +147,10 @@ extension CommandFailure {
                 help: "Check the port (NTP's is 123), or start an NTP server there (timesync serve --ntp HOST:PORT).")
         case .dnsFailure, .noAddresses:
             return CommandFailure(kind: .dnsFailure, message: "\(error)", help: "Check the host name, and that this machine's DNS works.")
+        case .localAddresses:
+            return CommandFailure(
+                kind: .localAddresses, message: "\(error)",
+                help: "For a server on your own network give its IP address, or pass --allow-local-addresses.")
         default:
             return CommandFailure(kind: .unreachable, message: "\(error)", help: "Check the address and this machine's network connection.")
         }
@@ -239,3 +247,4 @@ extension CommandFailure {
             help: "Stop the process that serves \(name) port \(port) (\(listing) 'sport = :\(port)' names it), or choose another port.")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import TimeSync
@@ -172,3 +173,4 @@ final class LockedInt64: Sendable {
     var value: Int64 { stored.withLock { $0 } }
     func add(_ amount: Int64) { stored.withLock { $0 += amount } }
 }
+#endif

@@ -1,7 +1,9 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// `timesync query URL`: measure one server's clock against this machine's, like `sntp` / `ntpdig`.
 struct Query: AsyncParsableCommand {
@@ -29,6 +31,9 @@ struct Query: AsyncParsableCommand {
         parsing: .unconditional,
         help: "Seconds one exchange may take (more than 0, at most 60), whole: an NTP request and its reply; an HTTP connection, response head and body.")
     var timeout: Double = 2
+
+    @Flag(help: "NTP: use the addresses a host name resolves to even when they are loopback, private or link-local (by default only public ones; an IP literal or localhost is always used).")
+    var allowLocalAddresses = false
 
     @Flag(help: "HTTP: use the Date header even when the server sends the precise header.")
     var dateOnly = false
@@ -60,7 +65,7 @@ struct Query: AsyncParsableCommand {
     func run() async throws {
         do {
             if url.lowercased().hasPrefix("ntp://") {
-                print(try await runNTPQuery(url: url, samples: samples, timeout: timeout, json: json))
+                print(try await runNTPQuery(url: url, samples: samples, timeout: timeout, allowLocalAddresses: allowLocalAddresses, json: json))
             } else {
                 print(try await runHTTPQuery(url: url, samples: samples, dateOnly: dateOnly, timeout: timeout, json: json))
             }
@@ -123,3 +128,4 @@ func compactJSON(_ value: some Encodable) throws -> String {
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
+#endif

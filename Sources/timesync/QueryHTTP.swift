@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Logging
 import TimeSync
@@ -48,3 +49,4 @@ func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, js
         + "\(samples) sample\(samples == 1 ? "" : "s") \(measurement.requests) request\(measurement.requests == 1 ? "" : "s") "
         + "delay \(String(format: "%.6f", report.delay))"
 }
+#endif

@@ -1,7 +1,9 @@
+#if CLI
 import Foundation
 import Logging
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// Runs `timesync query ntp://HOST[:PORT]`, like `sntp`/`ntpdig`.
 ///
@@ -14,7 +16,7 @@ import TimeSyncNTP
 /// - Throws: `NTPClientError` (`.invalidServerAddress` with the reason, DNS, timeout, network),
 ///   `NTPReplyError` (a rejected reply, e.g. a Kiss-o'-Death), `SampleConsensusError`, and a
 ///   ``CommandFailure`` for a timeout that is not a positive number of seconds.
-func runNTPQuery(url: String, samples: Int, timeout: Double, json: Bool) async throws -> String {
+func runNTPQuery(url: String, samples: Int, timeout: Double, allowLocalAddresses: Bool = false, json: Bool) async throws -> String {
     if url.contains("://"), !url.lowercased().hasPrefix("ntp://") {
         throw CommandFailure.invalidArgument("'\(url)' is not an ntp:// URL", help: "Give ntp://HOST[:PORT].")
     }
@@ -22,7 +24,7 @@ func runNTPQuery(url: String, samples: Int, timeout: Double, json: Bool) async t
     guard timeout.isFinite, timeout > 0 else {
         throw CommandFailure.invalidArgument("--timeout \(timeout): not a positive number of seconds", help: "Give --timeout more than 0, at most 60.")
     }
-    let client = NTPClient(logger: Logger(label: "timesync.ntp"))
+    let client = NTPClient(addressPolicy: allowLocalAddresses ? .allowingLocal : .publicOnly)
     let result = try await client.query(
         host: server.host, port: server.port, timeout: .seconds(double: timeout), samples: max(1, samples),
         interval: .milliseconds(250))
@@ -62,3 +64,4 @@ private func leapName(_ leap: NTPLeapIndicator) -> String {
     case .unsynchronized: "unsynchronized"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import Logging
@@ -137,3 +138,4 @@ struct Serve: AsyncParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Logging
 import ServiceLifecycle
 import TimeSync
@@ -40,3 +41,4 @@ func parseHTTPAddress(_ value: String) -> (host: String, port: Int)? {
     if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
     return host.isEmpty ? nil : (host, port)
 }
+#endif

@@ -1,7 +1,9 @@
+#if CLI
 import Logging
 import ServiceLifecycle
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// The service behind `timesync serve --ntp HOST:PORT`: an NTP server answering from this machine's
 /// clock, advertising what the kernel says of it (synchronized: stratum 2 and the kernel's maximum
@@ -31,3 +33,4 @@ func makeNTPServerService(
     configuration.localStratum = localStratum
     return NTPServer(configuration: configuration, logger: logger)
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import TimeSync
@@ -83,3 +84,4 @@ extension String {
         count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Foundation
 import TimeSync
@@ -57,3 +58,4 @@ func jsonString(_ value: some Encodable) throws -> String {
     encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import ArgumentParser
 import Dispatch
 import Foundation
@@ -5,6 +6,7 @@ import TimeSync
 import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// `timesync watch`: a synchronizer on the given sources, one line per calibration — `chronyc tracking`
 /// and `sources` in one.
@@ -149,7 +151,7 @@ struct Watch: AsyncParsableCommand {
                             detail: stopped ? "the server asked not to be used (Kiss-o'-Death): stopped polling it" : "the server asked to be polled less often (Kiss-o'-Death RATE or HTTP Retry-After): polling slower")
                     case .conflictingReplies(let source):
                         printer.failure(source: source, kind: "conflictingReplies", detail: "two different replies to one request: a host on the path may be spoofing this server; exchange discarded")
-                    case .noSourceAnswered, .resynchronizing: break
+                    case .noSourceAnswered, .resynchronizing, .fallingBack: break
                     }
                 }
             }
@@ -280,3 +282,4 @@ final class StopSignal: Sendable {
         await waiters.wait { fired.withLock { $0 } }
     }
 }
+#endif

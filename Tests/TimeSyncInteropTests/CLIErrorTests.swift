@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 import TimeSyncTestSupport
 
 #if canImport(Glibc)

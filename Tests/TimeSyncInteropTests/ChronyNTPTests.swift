@@ -4,6 +4,7 @@ import Testing
 import TimeSync
 import TimeSyncTestSupport
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// Interoperation with chrony. The peers are installed by `scripts/install-test-deps`; with
 /// `TIMESYNC_REQUIRE_INTEROP=1` a missing peer fails these tests instead of skipping them.

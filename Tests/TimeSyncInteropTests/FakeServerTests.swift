@@ -3,6 +3,7 @@ import Testing
 import TimeSync
 import TimeSyncTestSupport
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// Replies crafted by a fake server: each must be rejected with its error, and a clock fed by the
 /// pool source must stay unchanged.

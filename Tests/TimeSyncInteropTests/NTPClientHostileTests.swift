@@ -4,6 +4,7 @@ import Testing
 import TimeSync
 import TimeSyncTestSupport
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// The NTP client against lying, unsynchronized and oversized replies from a fake server on real UDP
 /// sockets, and against a closed port.

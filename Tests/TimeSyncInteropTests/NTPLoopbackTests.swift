@@ -4,6 +4,7 @@ import Testing
 import TimeSync
 import TimeSyncTestSupport
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// Our client against our server on real loopback sockets.
 @Suite struct NTPLoopbackTests {

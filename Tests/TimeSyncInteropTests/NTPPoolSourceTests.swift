@@ -3,6 +3,7 @@ import Testing
 import TimeSync
 import TimeSyncTestSupport
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 @Suite struct NTPPoolSourceTests {
     /// Three servers, one of them 5 s off: the burst calibrates the clock from the two that agree and
@@ -120,8 +121,8 @@ import TimeSyncNTP
     }
 
     @Test func sourceNames() throws {
-        let v4 = try SocketAddress(ipAddress: "192.0.2.7", port: 123)
-        let v6 = try SocketAddress(ipAddress: "2001:db8::7", port: 123)
+        let v4 = try #require(IPEndpoint(host: "192.0.2.7", port: 123))
+        let v6 = try #require(IPEndpoint(host: "2001:db8::7", port: 123))
         #expect(NTPPoolSource.sourceName(server: NTPServerAddress(host: "pool.example"), address: v4) == "pool.example/192.0.2.7:123")
         #expect(NTPPoolSource.sourceName(server: NTPServerAddress(host: "pool.example"), address: v6) == "pool.example/[2001:db8::7]:123")
         #expect(NTPPoolSource.sourceName(server: NTPServerAddress(host: "192.0.2.7"), address: v4) == "192.0.2.7:123")

@@ -4,6 +4,7 @@ import Testing
 import TimeSync
 import TimeSyncTestSupport
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// The server against hostile input on real loopback sockets: oversize datagrams, floods.
 @Suite struct NTPServerHostileInputTests {

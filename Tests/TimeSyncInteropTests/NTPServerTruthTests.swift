@@ -6,6 +6,7 @@ import TimeSync
 import TimeSyncTestSupport
 import TimeSyncTesting
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// Runs `server` for the duration of `body`, with its bound address.
 func withRunning<T: Sendable>(

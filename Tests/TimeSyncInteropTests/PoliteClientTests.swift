@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 import TimeSyncTestSupport
 
 /// `timesync query` against a fresh `timesync serve --ntp` with its default rate limit (one request a

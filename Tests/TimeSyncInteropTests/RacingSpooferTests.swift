@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 import TimeSyncTestSupport
 
 /// An on-path spoofer that answers every request before the server (a lie, then the truth, from the

@@ -3,6 +3,7 @@ import Testing
 import TimeSync
 import TimeSyncHTTP
 import TimeSyncNTP
+import TimeSyncNTPServer
 import TimeSyncTestSupport
 
 // The README's Swift snippets, compiled as written (with the imports this file has). Never called:

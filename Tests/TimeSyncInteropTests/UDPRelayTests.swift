@@ -5,6 +5,7 @@ import TimeSync
 import UDPRelay
 import TimeSyncTestSupport
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 @Suite struct UDPRelayTests {
     @Test func delayedExchangeStillBoundsTheTrueOffset() async throws {

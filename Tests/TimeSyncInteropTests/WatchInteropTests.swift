@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 import TimeSyncTestSupport
 
 /// `timesync watch` against real chronyd servers on loopback, some shifted by libfaketime.

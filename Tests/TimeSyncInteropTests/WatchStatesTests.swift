@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 import TimeSyncTestSupport
 
 /// What `timesync watch` says about sources that do not simply answer: kisses, an unsynchronized

@@ -2,6 +2,7 @@ import Testing
 import TimeSync
 import TimeSyncTestSupport
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// The sans-IO mapping from the kernel's clock state to what the server advertises.
 @Suite struct NTPClockStateTests {

@@ -1,5 +1,6 @@
 import Testing
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// `NTPServerAddress(validating:)`: what ``init(parsing:)`` accepts, and the reason for the rest.
 struct NTPServerAddressTests {

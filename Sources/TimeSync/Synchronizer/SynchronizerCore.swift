@@ -1,6 +1,11 @@
 /// The polling of a synchronizer's sources, sans I/O: one ``SourcePoller`` per source, the request
 /// budget they share, the triggers that restart a burst (a network change, a resume, a calibration too
-/// old) and what each source's last poll says about it.
+/// old), the fallback sources polled only while the others are silent, and what each source's last
+/// poll says about it.
+///
+/// Fallback sources (HTTPS `Date` where UDP may be blocked, say) stand by. When no other source has
+/// answered ``Configuration/fallbackAfter`` after the start or a trigger, they join with a burst
+/// (``Action/fallBack(sources:)``); when another source answers again they stand by once more.
 ///
 /// The driver loops: ask ``nextAction(at:calibrationAge:)``; on ``Action/poll(source:)`` measure that
 /// source (other sources' actions may be asked for meanwhile) and report what came back with
@@ -19,12 +24,16 @@ public struct SynchronizerCore: Sendable, Hashable {
         public var maximumCalibrationAge: Duration?
         /// Unanswered polls in a row after which a source's name is resolved again.
         public var unreachableAfter: Int
+        /// How long the fallback sources wait, after the start or a trigger, for another source to
+        /// answer before they are polled.
+        public var fallbackAfter: Duration
 
         /// Creates a configuration.
         public init(
             poll: PollPolicy = .init(), requestsPerHour: Double? = nil, maximumCalibrationAge: Duration? = nil,
-            unreachableAfter: Int = 8
+            unreachableAfter: Int = 8, fallbackAfter: Duration = .seconds(5)
         ) {
+            self.fallbackAfter = max(.zero, fallbackAfter)
             self.poll = poll
             self.requestsPerHour = requestsPerHour
             self.maximumCalibrationAge = maximumCalibrationAge
@@ -44,6 +53,9 @@ public struct SynchronizerCore: Sendable, Hashable {
         /// The calibration is older than ``Configuration/maximumCalibrationAge``: every source has
         /// started a burst. Tell the user why.
         case resynchronize(reason: String)
+        /// No other source answered within ``Configuration/fallbackAfter``: these fallback sources
+        /// have started a burst. Tell the user.
+        case fallBack(sources: [Int])
         /// Nothing is due before this instant (`nil`: before the next event): sleep until then, or
         /// until an event comes.
         case wait(until: MonotonicInstant?)
@@ -88,6 +100,10 @@ public struct SynchronizerCore: Sendable, Hashable {
         var problem: Problem?
         var lastError: String?
         var removed = false
+        /// A fallback source: polled only while the others are silent.
+        var isFallback = false
+        /// A fallback source waiting for the others to fall silent: not polled.
+        var standingBy = false
     }
 
     /// The settings.
@@ -100,19 +116,34 @@ public struct SynchronizerCore: Sendable, Hashable {
     private var lastAgeTrigger: MonotonicInstant?
     /// Whether the silence of every source was reported.
     private var silenceReported = false
+    /// When the fallback sources join unless another source answers first; `nil` when they are not
+    /// waiting to.
+    private var fallbackDue: MonotonicInstant?
 
     /// A core whose sources' first polls are due at `start`.
     /// - Parameters:
     ///   - sources: The sources' names, in order; an index in this list identifies a source.
+    ///   - fallbackSources: Sources polled only while the others are silent; their indices follow
+    ///     those of `sources`.
     ///   - configuration: Polling, budget and triggers.
     ///   - start: When the first requests are due (usually now).
-    public init(sources: [String], configuration: Configuration = .init(), start: MonotonicInstant) {
+    public init(sources: [String], fallbackSources: [String] = [], configuration: Configuration = .init(), start: MonotonicInstant) {
         self.configuration = configuration
+        let count = sources.count + fallbackSources.count
         budget = RequestBudget(
-            requestsPerHour: configuration.requestsPerHour, burst: Double(max(8, sources.count * configuration.poll.burstCount)))
+            requestsPerHour: configuration.requestsPerHour, burst: Double(max(8, count * configuration.poll.burstCount)))
         self.sources = []
         for name in sources { _ = addSource(name, at: start) }
+        for name in fallbackSources {
+            let index = addSource(name, at: start)
+            self.sources[index].isFallback = true
+            self.sources[index].standingBy = true
+        }
+        if !fallbackSources.isEmpty { fallbackDue = start.advanced(by: configuration.fallbackAfter) }
     }
+
+    /// Whether the source is a fallback source standing by (not polled until the others fall silent).
+    public func isStandingBy(_ source: Int) -> Bool { sources[source].standingBy }
 
     /// The number of sources, removed ones included: indices run from 0 up to it.
     public var sourceCount: Int { sources.count }
@@ -158,7 +189,16 @@ public struct SynchronizerCore: Sendable, Hashable {
             restartBursts(at: now)
             return .resynchronize(reason: "the calibration is \(age) old")
         }
-        let order = sources.indices.filter { !sources[$0].removed && !sources[$0].poller.awaitingReply }.sorted { a, b in
+        if let due = fallbackDue, now >= due {
+            fallbackDue = nil
+            let joining = sources.indices.filter { sources[$0].standingBy && !sources[$0].removed }
+            for index in joining {
+                sources[index].standingBy = false
+                sources[index].poller.restartBurst(at: now)
+            }
+            if !joining.isEmpty { return .fallBack(sources: joining) }
+        }
+        let order = sources.indices.filter { !sources[$0].removed && !sources[$0].standingBy && !sources[$0].poller.awaitingReply }.sorted { a, b in
             let (left, right) = (sources[a], sources[b])
             if left.poller.nextPoll != right.poller.nextPoll { return left.poller.nextPoll < right.poller.nextPoll }
             if left.lastPoll != right.lastPoll { return (left.lastPoll?.nanoseconds ?? .min) < (right.lastPoll?.nanoseconds ?? .min) }
@@ -179,6 +219,7 @@ public struct SynchronizerCore: Sendable, Hashable {
                 earliest = min(earliest ?? until, until)
             }
         }
+        if let due = fallbackDue { earliest = min(earliest ?? due, due) }
         return .wait(until: earliest)
     }
 
@@ -206,6 +247,11 @@ public struct SynchronizerCore: Sendable, Hashable {
             sources[index].problem = nil
             sources[index].lastError = nil
             sources[index].poller.handle(.sample, at: now, error: clockError, errorAfter: clockErrorAfter)
+            if !sources[index].isFallback {
+                // The others answer: the fallback sources stand by again.
+                fallbackDue = nil
+                for other in sources.indices where sources[other].isFallback { sources[other].standingBy = true }
+            }
             return [.measured(source: sources[index].name, samples: samples.count)]
         case .failed(let index, let error):
             return fail(index, .failure, .failed, error, at: now, notice: .failed(source: sources[index].name, error: error))
@@ -233,19 +279,25 @@ public struct SynchronizerCore: Sendable, Hashable {
         return [notice] + (silenceToReport().map { [.noSourceAnswered(errors: $0)] } ?? [])
     }
 
+    /// Restarts the bursts; the fallback sources stand by again, to join if the others stay silent.
     private mutating func restartBursts(at now: MonotonicInstant) {
-        for index in sources.indices where !sources[index].removed { sources[index].poller.restartBurst(at: now) }
+        for index in sources.indices where !sources[index].removed {
+            sources[index].poller.restartBurst(at: now)
+            if sources[index].isFallback { sources[index].standingBy = true }
+        }
+        if sources.contains(where: { $0.isFallback && !$0.removed }) { fallbackDue = now.advanced(by: configuration.fallbackAfter) }
     }
 
-    /// The last error of every source, once: when each has been asked at least once and none has
-    /// ever answered.
+    /// The last error of every source, once: when each has been asked at least once (fallback sources
+    /// included: none stands by) and none has ever answered.
     private mutating func silenceToReport() -> [String: String]? {
-        guard !silenceReported, sources.allSatisfy({ $0.lastSample == nil }),
-            sources.allSatisfy({ $0.poller.polls > 0 && !$0.poller.awaitingReply && $0.lastError != nil })
+        let live = sources.filter { !$0.removed }
+        guard !silenceReported, live.allSatisfy({ $0.lastSample == nil && !$0.standingBy }),
+            live.allSatisfy({ $0.poller.polls > 0 && !$0.poller.awaitingReply && $0.lastError != nil })
         else { return nil }
         silenceReported = true
         var errors: [String: String] = [:]
-        for source in sources { errors[source.name] = source.lastError }
+        for source in live { errors[source.name] = source.lastError }
         return errors
     }
 }

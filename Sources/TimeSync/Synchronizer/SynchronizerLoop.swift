@@ -146,6 +146,9 @@ package final class SynchronizerLoop: Sendable {
                 onNotice(.removed(name: name))
             case .resynchronize(let reason):
                 onNotice(.events([.resynchronizing(reason: reason)]))
+            case .fallBack(let indices):
+                let names = state.withLock { state in indices.map { state.core.name(of: $0) } }
+                onNotice(.events([.fallingBack(sources: names)]))
             case .wait(let until):
                 await sleep(until: until, unlessWokenSince: generation)
             }

@@ -21,13 +21,18 @@ extension TimeSynchronizer {
         public var persistence: PersistencePolicy
         /// The clock's estimator settings: drift bound, slew allowance, window.
         public var estimator: EstimatorConfiguration
+        /// How long the fallback sources wait for another source to answer, after the start or a
+        /// resynchronization, before they are polled. Default 5 s.
+        public var fallbackAfter: Duration
 
         /// Creates a configuration.
         public init(
             targetError: Duration = .milliseconds(250), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
             timeout: Duration = .seconds(5), maximumCalibrationAge: Duration = .seconds(3600),
-            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), estimator: EstimatorConfiguration = .init()
+            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), estimator: EstimatorConfiguration = .init(),
+            fallbackAfter: Duration = .seconds(5)
         ) {
+            self.fallbackAfter = fallbackAfter
             self.estimator = estimator
             self.targetError = targetError
             self.poll = poll

@@ -16,6 +16,8 @@ public final class TimeSynchronizer: Sendable {
     public let clock: ServerClock
     /// The sources, in the order given.
     public let sources: [any TimeSource]
+    /// The sources polled only while ``sources`` are silent.
+    public let fallbackSources: [any TimeSource]
     /// The settings.
     public let configuration: Configuration
     private let loop: SynchronizerLoop
@@ -25,6 +27,9 @@ public final class TimeSynchronizer: Sendable {
     /// Creates a synchronizer; nothing is sent before ``start()``.
     /// - Parameters:
     ///   - sources: Where samples come from; all must tell the same ``TimeReference``.
+    ///   - fallbackSources: Sources polled only while `sources` are silent: when none of those has
+    ///     answered ``Configuration/fallbackAfter`` after the start or a resynchronization (UDP
+    ///     blocked, say), these join; when one answers again, they stand by. Same reference.
     ///   - configuration: Target error, polling, budget.
     ///   - timeBase: The clocks (``SystemTimeBase`` by default).
     ///   - store: Where the clock's calibration is kept between launches, if anywhere. Only the
@@ -33,22 +38,26 @@ public final class TimeSynchronizer: Sendable {
     ///   - onWarning: Receives warnings (an unusable store).
     /// - Throws: ``TimeSynchronizerError``.
     public init(
-        sources: [any TimeSource], configuration: Configuration = .init(), timeBase: any TimeBase = SystemTimeBase(),
-        store: (any CalibrationStore)? = nil, keyProvider: (any CalibrationKeyProvider)? = nil,
-        onWarning: (@Sendable (String) -> Void)? = nil
+        sources: [any TimeSource], fallbackSources: [any TimeSource] = [], configuration: Configuration = .init(),
+        timeBase: any TimeBase = SystemTimeBase(), store: (any CalibrationStore)? = nil,
+        keyProvider: (any CalibrationKeyProvider)? = nil, onWarning: (@Sendable (String) -> Void)? = nil
     ) throws(TimeSynchronizerError) {
         guard !sources.isEmpty else { throw .noSources }
+        let all = sources + fallbackSources
         var names: Set<String> = []
-        for source in sources {
+        for source in all {
             guard names.insert(source.name).inserted else { throw .duplicateSource(source.name) }
         }
         var references: [TimeReference] = []
-        for source in sources where !references.contains(source.reference) { references.append(source.reference) }
+        for source in all where !references.contains(source.reference) { references.append(source.reference) }
         guard references.count == 1 else { throw .mixedReferences(references) }
         var poll = configuration.poll
         poll.targetError = configuration.targetError
+        // As many as the main sources can muster: the fallback sources, when they are polled, must
+        // reach the same count among themselves.
         let minimum = configuration.minimumAgreeingSources ?? min(3, sources.count)
         self.sources = sources
+        self.fallbackSources = fallbackSources
         self.configuration = configuration
         let clock = ServerClock(
             timeBase: timeBase,
@@ -62,12 +71,12 @@ public final class TimeSynchronizer: Sendable {
         loop = SynchronizerLoop(
             clock: clock,
             core: SynchronizerCore(
-                sources: sources.map(\.name),
+                sources: sources.map(\.name), fallbackSources: fallbackSources.map(\.name),
                 configuration: .init(
                     poll: poll, requestsPerHour: configuration.requestsPerHour,
-                    maximumCalibrationAge: configuration.maximumCalibrationAge),
+                    maximumCalibrationAge: configuration.maximumCalibrationAge, fallbackAfter: configuration.fallbackAfter),
                 start: timeBase.monotonicNow()),
-            sources: sources.map { source in
+            sources: all.map { source in
                 let timeout = configuration.timeout
                 return .init(name: source.name, measure: { try await source.measure(timeout: timeout) }, outcome: source.pollOutcome(for:))
             },

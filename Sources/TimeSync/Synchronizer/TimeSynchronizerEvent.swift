@@ -12,6 +12,9 @@ public enum TimeSynchronizerEvent: Sendable, Hashable {
     /// Every source has been asked at least once and none has answered: the clock shows the device's
     /// time, unsynchronized. Polling goes on.
     case noSourceAnswered(errors: [String: String])
+    /// No source answered in time, so the fallback sources (HTTPS `Date`, say) are polled too, until
+    /// another source answers again.
+    case fallingBack(sources: [String])
     /// Polling restarted with a burst (a trigger: foreground, network change, a wall-clock jump, a
     /// calibration too old).
     case resynchronizing(reason: String)

@@ -1,9 +1,11 @@
+#if CLI
 import Foundation
 import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTPServer
 
 /// A pool source on `clock` polling loopback `ports` in a quick burst, with its events in `events`.
 package func loopbackPoolSource(
@@ -288,3 +290,16 @@ package final class Collector: ChannelInboundHandler {
         continuation.yield(Array(unwrapInboundIn(data).data.readableBytesView))
     }
 }
+#endif
+
+#if CLI
+extension NTPClient {
+    /// An exchange with a SwiftNIO socket's address (a test server's bound address).
+    package func exchange(
+        with address: SocketAddress, timeout: Duration, conflictWindow: ConflictWindow = .query
+    ) async throws -> NTPReply {
+        guard let endpoint = IPEndpoint(address) else { throw NTPClientError.invalidServerAddress }
+        return try await exchange(with: endpoint, timeout: timeout, conflictWindow: conflictWindow)
+    }
+}
+#endif

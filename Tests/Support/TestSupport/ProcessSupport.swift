@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import TimeSync
 
@@ -206,3 +207,4 @@ package func isListening(port: Int) -> Bool {
     }
     return result == 0
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import NIOCore
 import NIOPosix
 import TimeSync
@@ -287,3 +288,4 @@ final class RelayUpstreamHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {}
 }
+#endif

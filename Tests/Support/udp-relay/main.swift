@@ -1,3 +1,4 @@
+#if CLI
 // udp-relay: a seeded user-space UDP relay between clients and one upstream server, for measuring
 // time sync over an impaired path (the kernel here has no netem). Runs until SIGINT/SIGTERM.
 //
@@ -46,3 +47,4 @@ for await _ in signals { break }
 let statistics = try await relay.statistics()
 print("forwarded up \(statistics.forwardedUpstream) down \(statistics.forwardedDownstream), dropped up \(statistics.droppedUpstream) down \(statistics.droppedDownstream), spikes \(statistics.spikes)")
 try await relay.close()
+#endif

@@ -39,7 +39,7 @@ import TimeSyncFixtures
                 _ = core.handle(try reply(source, now), at: now)
             case .resolve(let source):
                 _ = core.handle(.resolved(source: source), at: now)
-            case .remove, .resynchronize:
+            case .remove, .resynchronize, .fallBack:
                 break
             case .wait(let until):
                 guard let until else { return polls }

@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -190,3 +191,4 @@ public final class NTPServer: Service, Sendable {
         return total
     }
 }
+#endif

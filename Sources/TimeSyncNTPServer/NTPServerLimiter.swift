@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -73,3 +74,4 @@ extension NTPRateLimitKey {
         }
     }
 }
+#endif

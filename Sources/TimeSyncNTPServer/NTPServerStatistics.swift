@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -32,3 +33,4 @@ public struct NTPServerStatistics: Sendable, Hashable {
         dropped.merge(other.dropped, uniquingKeysWith: +)
     }
 }
+#endif

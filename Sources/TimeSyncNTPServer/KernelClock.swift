@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -16,3 +17,4 @@ public protocol KernelClock: Sendable {
     /// `NTPClockState.unknown`: unsynchronized).
     func clockState() -> NTPClockState?
 }
+#endif

@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,3 +28,4 @@ final class BindingWaiter: Sendable {
         try await waiters.wait { result.withLock { $0 } }.get()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -103,3 +104,4 @@ public struct NTPServerConfiguration: Sendable, Hashable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -52,3 +53,4 @@ public struct SystemKernelClock: KernelClock {
     }()
     #endif
 }
+#endif

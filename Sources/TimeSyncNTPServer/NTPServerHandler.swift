@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -127,3 +128,4 @@ final class NTPServerHandler: ChannelInboundHandler {
         logger.debug("NTP server socket error", metadata: ["error": .string("\(error)")])
     }
 }
+#endif

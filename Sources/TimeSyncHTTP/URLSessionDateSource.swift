@@ -1,0 +1,99 @@
+#if canImport(FoundationNetworking) || canImport(Darwin)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TimeSync
+
+/// Any HTTPS server's `Date` header, refined below a second, as a `TimeSource` over URLSession: no
+/// SwiftNIO, and no UDP, so it works where NTP is blocked and on watchOS.
+///
+/// `Date` tells whole seconds. Each measurement sends a few `HEAD` requests timed by the core's
+/// ``DateRefinementPlan`` so that the server's second boundary falls inside one of them: the bounds
+/// shrink toward the round trip. A `Date` server is not authenticated beyond its TLS certificate;
+/// use several (the synchronizer's selection drops one that disagrees with the others).
+public struct URLSessionDateSource: TimeSource {
+    /// The server asked.
+    public let url: URL
+    /// The most requests one measurement sends.
+    public let requestsPerMeasurement: Int
+    private let observer: HTTPTimeObserver
+    private let session: URLSession
+
+    /// `Date` tells UTC.
+    public var reference: TimeReference { .utc }
+
+    /// The source's name: `host[:port]`.
+    public var name: String { observer.source }
+
+    /// Well-known HTTPS hosts whose `Date` comes from clocks kept by NTP, behind large CDNs: what
+    /// ``TimeSynchronizer/shared`` falls back to where NTP gets no answer (and uses alone on watchOS).
+    public static let defaultHosts: [URL] = [
+        URL(string: "https://www.google.com/")!, URL(string: "https://www.apple.com/")!,
+        URL(string: "https://www.cloudflare.com/")!, URL(string: "https://www.microsoft.com/")!,
+    ]
+
+    /// Creates a source.
+    /// - Parameters:
+    ///   - url: The server (only its response headers are read: `HEAD`).
+    ///   - requestsPerMeasurement: The most requests one measurement sends (at least 1; default 5).
+    ///   - session: The session (`.shared` by default).
+    ///   - timeBase: The clocks; must be the synchronizer's.
+    public init(url: URL, requestsPerMeasurement: Int = 5, session: URLSession = .shared, timeBase: any TimeBase = SystemTimeBase()) {
+        self.url = url
+        self.requestsPerMeasurement = max(1, requestsPerMeasurement)
+        self.session = session
+        let source = url.host.map { HostPort.format(host: $0, port: url.port) } ?? url.absoluteString
+        observer = HTTPTimeObserver(source: source, schemes: [.date], timeBase: timeBase)
+    }
+
+    /// Sends up to ``requestsPerMeasurement`` timed `HEAD` requests within `timeout`.
+    /// - Returns: The samples, oldest first; at least one.
+    /// - Throws: ``HTTPTimeError/retryLater`` for a `429` or `503`, the observer's ``HTTPTimeError``
+    ///   for a response without a usable `Date`, ``HTTPTimeError/inconsistentSamples`` when the
+    ///   server contradicts itself, URLSession's errors when no request succeeded, `CancellationError`.
+    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+        let timeBase = observer.timeBase
+        let deadline = timeBase.monotonicNow().advanced(by: timeout)
+        var plan = try DateRefinementPlan(sourceCount: 1, maxRequests: requestsPerMeasurement)
+        var lastError: any Error = HTTPTimeError.noUsableSamples
+        while case .send(_, let instant) = plan.nextAction(at: timeBase.monotonicNow()) {
+            let remaining = instant.duration(to: deadline)
+            // A request that could not finish before the deadline is not sent.
+            guard remaining > .milliseconds(1) else { break }
+            if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
+            var request = URLRequest(url: url)
+            request.httpMethod = "HEAD"
+            request.timeoutInterval = max(0.001, timeBase.monotonicNow().duration(to: deadline).secondsValue)
+            do {
+                let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer)
+                if let error = HTTPTimeError.retryLater(
+                    status: response.statusCode, headers: response.headerPairs, wallNow: timeBase.wallNow())
+                {
+                    throw error
+                }
+                do {
+                    try plan.handle(try observation.get().sample, from: 0)
+                } catch let error as SampleError {
+                    throw HTTPTimeError.inconsistentSamples.withDetail("\(name): \(error)")
+                }
+            } catch let error as HTTPTimeError where error == .retryLater || error == .inconsistentSamples {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                plan.handleFailure(from: 0)
+                lastError = error
+            }
+        }
+        guard !plan.samples.isEmpty else { throw lastError }
+        return plan.samples
+    }
+
+    /// A `429` or `503` with `Retry-After` waits that long; a `429` without one slows polling down
+    /// like NTP's `RATE` kiss; anything else is a failure.
+    public func pollOutcome(for error: any Error) -> PollOutcome {
+        HTTPTimeError.pollOutcome(for: error)
+    }
+}
+#endif
