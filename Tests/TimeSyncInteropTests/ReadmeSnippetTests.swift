@@ -25,7 +25,9 @@ private func quickStart() async throws {
     let sync = try TimeSynchronizer(sources: [api], store: UserDefaultsCalibrationStore())
     sync.start()
 
-    // The first reading is provisional (one reply could be a liar's); it is usable, with its bounds.
+    // With this one source, its first answer makes the clock `.synchronized`. With several sources the
+    // first reading is `.provisional` (one reply could be a liar's) until min(3, sources) agree; it is
+    // usable, with its bounds. After a relaunch the stored calibration answers at once (`isRestored`).
     if let first = await sync.firstReading(timeout: .seconds(5)) {
         print(first.status, first.serverTime, "±", first.error)
     }

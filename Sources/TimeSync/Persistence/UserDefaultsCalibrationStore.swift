@@ -3,6 +3,10 @@ import Foundation
 /// A ``CalibrationStore`` in `UserDefaults`: the standard defaults, or an app group's suite shared
 /// with extensions and widgets (`UserDefaultsCalibrationStore(suiteName: "group.com.example.app")`).
 ///
+/// A saved calibration survives relaunches and a killed process (on Apple platforms `cfprefsd` keeps
+/// it; elsewhere every save is written to disk before it returns), but not a reboot: like every store,
+/// it is ignored in another boot session.
+///
 /// `UserDefaults` is documented as thread-safe; the store adds nothing to it.
 public struct UserDefaultsCalibrationStore: CalibrationStore, @unchecked Sendable {
     /// The defaults the calibration lives in.
@@ -24,7 +28,26 @@ public struct UserDefaultsCalibrationStore: CalibrationStore, @unchecked Sendabl
         defaults.data(forKey: key).map { $0.count > PersistedCalibration.maximumSize ? $0.prefix(PersistedCalibration.maximumSize + 1) : $0 }
     }
 
-    public func save(_ data: Data) throws { defaults.set(data, forKey: key) }
+    /// Replaces the stored bytes; where `UserDefaults` has no daemon writing it (Linux), they are on
+    /// disk when this returns.
+    /// - Throws: `CocoaError(.fileWriteUnknown)` when they could not be written to disk.
+    public func save(_ data: Data) throws {
+        defaults.set(data, forKey: key)
+        try writeThrough()
+    }
 
-    public func remove() throws { defaults.removeObject(forKey: key) }
+    /// Removes the stored bytes; where `UserDefaults` has no daemon writing it (Linux), from disk too.
+    /// - Throws: `CocoaError(.fileWriteUnknown)` when the removal could not be written to disk.
+    public func remove() throws {
+        defaults.removeObject(forKey: key)
+        try writeThrough()
+    }
+
+    /// Without `cfprefsd` (swift-corelibs-foundation), `UserDefaults` writes its file only when
+    /// synchronized or at a normal exit: a process killed after a save would lose it.
+    private func writeThrough() throws {
+        #if !canImport(Darwin)
+        guard defaults.synchronize() else { throw CocoaError(.fileWriteUnknown) }
+        #endif
+    }
 }

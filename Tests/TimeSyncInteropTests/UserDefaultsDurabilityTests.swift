@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TimeSync
+import TimeSyncTestSupport
+
+/// The built `store-writer` executable (`Tests/Support/store-writer`) next to the test binary or
+/// in the scratch path's debug folder, or `TIMESYNC_STORE_WRITER`.
+private func storeWriter() -> String? {
+    if let explicit = ProcessInfo.processInfo.environment["TIMESYNC_STORE_WRITER"] { return explicit }
+    let testBinary = URL(fileURLWithPath: CommandLine.arguments.first ?? "")
+    var candidates = [testBinary.deletingLastPathComponent().appendingPathComponent("store-writer").path]
+    for scratch in [".build-http", ".build"] {
+        candidates.append(Interop.packageRoot.appendingPathComponent("\(scratch)/debug/store-writer").path)
+    }
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// A calibration saved through `UserDefaultsCalibrationStore` is on disk when the save returns: a
+/// process killed right after it (SIGKILL: no exit handlers, nothing flushed) leaves it for the next
+/// launch. Both processes run `store-writer` with their home and configuration directories in a
+/// temporary directory, so the machine's own preferences are never touched.
+@Suite(.serialized, .enabled(if: storeWriter() != nil || Interop.required))
+struct UserDefaultsDurabilityTests {
+    @Test func aSavedCalibrationSurvivesAProcessKilledRightAfterTheSave() async throws {
+        let writer = try #require(storeWriter(), "build the store-writer executable first")
+        let home = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let environment = [
+            "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
+            "CFFIXED_USER_HOME": home,
+        ]
+        let suite = "TimeSyncInteropTests.\(UUID().uuidString)"
+        let key = "\(home)/keys/calibration.key"
+
+        let saving = try ChildProcess(writer, ["save", "--suite", suite, "--key", key, "--offset-ms", "42000"], environment: environment)
+        defer { saving.stop() }
+        let saved = try await saving.wait(timeout: .seconds(30)) { saving.stdout.contains("saved") }
+        #expect(saved, "store-writer did not save: \(saving.stderr)")
+        let pid = saving.process.processIdentifier
+        #expect(saving.process.isRunning)
+        #expect(kill(pid, SIGKILL) == 0)
+        saving.process.waitUntilExit()
+        #expect(saving.process.terminationReason == .uncaughtSignal)
+        #expect(saving.process.terminationStatus == SIGKILL)
+
+        let restoring = try await ChildProcess.run(writer, ["restore", "--suite", suite, "--key", key], environment: environment)
+        #expect(restoring.status == 0, "\(restoring.stderr)")
+        let words = restoring.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(words.first == "restored", "the killed process's save was lost: \(restoring.stdout) \(restoring.stderr)")
+        #expect(words.dropFirst().first == "synchronized")
+        let offset = try #require(words.count == 3 ? Int(words[2]) : nil, "\(restoring.stdout)")
+        #expect(abs(offset - 42_000) <= 1_000, "restored offset \(offset) ms, saved 42000 ms")
+    }
+}
