@@ -150,6 +150,9 @@ let package = Package(
             dependencies: ["UDPRelay", .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"]))],
             path: "Tests/Support/udp-relay"
         ),
+        // A child process for the UserDefaults durability test: saves a calibration and waits to be
+        // killed, or restores one.
+        .executableTarget(name: "store-writer", dependencies: ["TimeSync"], path: "Tests/Support/store-writer"),
         // What the tests share (trait `CLI`): real peers (chronyd, libfaketime, child processes),
         // loopback servers.
         .target(
