@@ -10,7 +10,8 @@ let package = Package(
     name: "TimeSyncBenchmarks",
     platforms: [.macOS(.v13)],
     dependencies: [
-        .package(path: ".."),
+        // The CLI trait: the servers, the timesync command and the test tools.
+        .package(path: "..", traits: ["CLI"]),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.10.0"),
     ],

@@ -64,9 +64,12 @@ public struct URLSessionDateSource: TimeSource {
             if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
             var request = URLRequest(url: url)
             request.httpMethod = "HEAD"
-            request.timeoutInterval = max(0.001, timeBase.monotonicNow().duration(to: deadline).secondsValue)
+            request.timeoutInterval = URLRequest.sessionTimeout(timeBase.monotonicNow().duration(to: deadline).secondsValue)
             do {
-                let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer)
+                let (session, observer, sent) = (self.session, self.observer, request)
+                let (_, response, observation) = try await withDeadline(deadline, timeBase: timeBase) {
+                    try await session.timeSyncData(for: sent, observer: observer)
+                }
                 if let error = HTTPTimeError.retryLater(
                     status: response.statusCode, headers: response.headerPairs, wallNow: timeBase.wallNow())
                 {

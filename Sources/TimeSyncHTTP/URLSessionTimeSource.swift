@@ -73,8 +73,12 @@ public struct URLSessionTimeSource: TimeSource {
     ///   URLSession's errors.
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
         var request = URLRequest(url: url)
-        request.timeoutInterval = max(0.001, timeout.secondsValue)
-        let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer)
+        request.timeoutInterval = URLRequest.sessionTimeout(timeout.secondsValue)
+        let (session, observer, sent) = (self.session, self.observer, request)
+        let deadline = observer.timeBase.monotonicNow().advanced(by: timeout)
+        let (_, response, observation) = try await withDeadline(deadline, timeBase: observer.timeBase) {
+            try await session.timeSyncData(for: sent, observer: observer)
+        }
         if let error = HTTPTimeError.retryLater(
             status: response.statusCode, headers: response.headerPairs, wallNow: observer.timeBase.wallNow())
         {

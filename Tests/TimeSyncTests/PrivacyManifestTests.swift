@@ -62,8 +62,11 @@ import Testing
     @Test func thePackageShipsTheManifestAsAResource() throws {
         let package = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
         #expect(package.contains(#"resources: [.copy("PrivacyInfo.xcprivacy")]"#))
-        // The transports call no required-reason API of their own: they need no manifest.
-        for module in ["TimeSyncHTTP", "TimeSyncNTP", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird"] {
+        // The other library modules call no required-reason API of their own: they need no manifest.
+        for module in [
+            "TimeSyncHTTP", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncSimulation",
+            "TimeSyncTesting",
+        ] {
             let code = try Self.code(of: module)
             let used = Self.categories.values.flatMap { $0 }.filter { code.contains($0) }
             #expect(used.isEmpty, "\(module) calls \(used): it needs a privacy manifest")
