@@ -9,7 +9,7 @@ import TimeSync
 /// SwiftNIO, and no UDP, so it works where NTP is blocked and on watchOS.
 ///
 /// `Date` tells whole seconds. Each measurement sends a few `HEAD` requests timed by the core's
-/// ``DateRefinementPlan`` so that the server's second boundary falls inside one of them: the bounds
+/// `DateRefinementPlan` so that the server's second boundary falls inside one of them: the bounds
 /// shrink toward the round trip. A `Date` server is not authenticated beyond its TLS certificate;
 /// use several (the synchronizer's selection drops one that disagrees with the others).
 public struct URLSessionDateSource: TimeSource {
@@ -27,7 +27,7 @@ public struct URLSessionDateSource: TimeSource {
     public var name: String { observer.source }
 
     /// Well-known HTTPS hosts whose `Date` comes from clocks kept by NTP, behind large CDNs: what
-    /// ``TimeSynchronizer/shared`` falls back to where NTP gets no answer (and uses alone on watchOS).
+    /// `TimeSynchronizer.shared` falls back to where NTP gets no answer (and uses alone on watchOS).
     public static let defaultHosts: [URL] = [
         URL(string: "https://www.google.com/")!, URL(string: "https://www.apple.com/")!,
         URL(string: "https://www.cloudflare.com/")!, URL(string: "https://www.microsoft.com/")!,

@@ -20,7 +20,7 @@ public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible
     /// The host name resolved to no usable address.
     public static let noAddresses = NTPClientError(.noAddresses)
     /// The host name resolved only to loopback, private or link-local addresses, which a name is not
-    /// used with unless its ``AddressPolicy`` allows them (an IP literal or `localhost` always works).
+    /// used with unless its `AddressPolicy` allows them (an IP literal or `localhost` always works).
     public static let localAddresses = NTPClientError(.localAddresses)
     /// The request could not be sent (no route, network down, …).
     public static let network = NTPClientError(.network)

@@ -12,7 +12,7 @@ extension TimeSynchronizer {
     /// `Date` headers where NTP gets no answer; not yet started.
     ///
     /// UDP port 123 is blocked on many corporate and some mobile networks, silently: when no NTP
-    /// server has answered ``Configuration/fallbackAfter`` (5 s) after the start or a
+    /// server has answered `Configuration.fallbackAfter` (5 s) after the start or a
     /// resynchronization, the `Date` sources are polled too (refined below a second), until an NTP
     /// server answers again.
     /// - Parameters:
@@ -64,7 +64,7 @@ extension TimeSynchronizer {
     /// On Apple platforms it logs (`os.Logger`, subsystem `timesync`) what an app should know: when no
     /// server answered (the clock then shows the device's time, flagged unsynchronized), a spoofing
     /// attempt, a server that asked to be left alone. The same news comes as
-    /// ``events(bufferingNewest:)``.
+    /// `events(bufferingNewest:)`.
     public static let shared: TimeSynchronizer = {
         #if os(watchOS)
         let synchronizer = TimeSynchronizer.https()
