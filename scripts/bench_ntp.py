@@ -221,7 +221,8 @@ def one_shot(directory):
 
 
 def main():
-    # scripts/bench_ntp.py OUT.json [--only one-shot]: the one-shot accuracy section alone (about 2 min).
+    # scripts/bench_ntp.py OUT.json [--only one-shot]: the one-shot accuracy section alone (about 2 min);
+    # [--only accuracy]: the client's accuracy through the relay, into an existing OUT.json.
     out = sys.argv[1]
     only = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--only" else None
     signal.signal(signal.SIGTERM, cleanup)
@@ -231,6 +232,18 @@ def main():
         if only == "one-shot":
             with open(out, "w") as f:
                 json.dump({"oneShot": one_shot(directory)}, f, indent=2)
+            return
+        if only == "accuracy":
+            # The client's accuracy sections alone, measured anew into an existing OUT.json (its
+            # throughput figures are kept).
+            with open(out) as f:
+                result = json.load(f)
+            print("  accuracy through the relay (symmetric base, random asymmetry)…", file=sys.stderr)
+            result["accuracy"] = accuracy(directory, PATH, SEEDS)
+            print("  accuracy through the relay (fixed 20 ms asymmetry)…", file=sys.stderr)
+            result["asymmetric"] = accuracy(directory, ASYMMETRIC, SEEDS[:3])
+            with open(out, "w") as f:
+                json.dump(result, f, indent=2)
             return
         print("  throughput…", file=sys.stderr)
         result = {"throughput": throughput(directory), "rates": RATES}

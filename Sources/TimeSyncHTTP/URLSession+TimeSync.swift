@@ -22,11 +22,27 @@ extension URLSession {
     public func timeSyncData(
         for request: URLRequest, observer: HTTPTimeObserver, nonce: String = HTTPTimeNonce.random()
     ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {
+        try await timeSyncData(for: request, observer: observer, nonce: nonce) { try await self.data(for: $0) }
+    }
+
+    /// ``timeSyncData(for:observer:nonce:)`` within a deadline (see ``URLSessionLoad``).
+    func timeSyncData(
+        for request: URLRequest, observer: HTTPTimeObserver, within timeout: Duration
+    ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {
+        try await timeSyncData(for: request, observer: observer, nonce: HTTPTimeNonce.random()) { request in
+            try await URLSessionLoad.data(for: request, session: self, timeout: timeout)
+        }
+    }
+
+    private func timeSyncData(
+        for request: URLRequest, observer: HTTPTimeObserver, nonce: String,
+        load: (URLRequest) async throws -> (Data, URLResponse)
+    ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {
         var request = request
         request.cachePolicy = .reloadIgnoringLocalCacheData
         request.setValue(HTTPTimeNonce.fieldValue(nonce), forHTTPHeaderField: HTTPTimeHeader.nonceName)
         let requestSent = observer.timeBase.monotonicNow()
-        let (data, response) = try await self.data(for: request)
+        let (data, response) = try await load(request)
         let responseReceived = observer.timeBase.monotonicNow()
         guard let http = response as? HTTPURLResponse else { throw HTTPTimeError(.invalidURL, detail: "not an HTTP response") }
         let headers = http.headerPairs

@@ -64,12 +64,9 @@ public struct URLSessionDateSource: TimeSource {
             if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
             var request = URLRequest(url: url)
             request.httpMethod = "HEAD"
-            request.timeoutInterval = URLRequest.sessionTimeout(timeBase.monotonicNow().duration(to: deadline).secondsValue)
             do {
-                let (session, observer, sent) = (self.session, self.observer, request)
-                let (_, response, observation) = try await withDeadline(deadline, timeBase: timeBase) {
-                    try await session.timeSyncData(for: sent, observer: observer)
-                }
+                let (_, response, observation) = try await session.timeSyncData(
+                    for: request, observer: observer, within: timeBase.monotonicNow().duration(to: deadline))
                 if let error = HTTPTimeError.retryLater(
                     status: response.statusCode, headers: response.headerPairs, wallNow: timeBase.wallNow())
                 {

@@ -72,13 +72,8 @@ public struct URLSessionTimeSource: TimeSource {
     ///   asked for), the observer's ``HTTPTimeError`` for a response without a usable time,
     ///   URLSession's errors.
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
-        var request = URLRequest(url: url)
-        request.timeoutInterval = URLRequest.sessionTimeout(timeout.secondsValue)
-        let (session, observer, sent) = (self.session, self.observer, request)
-        let deadline = observer.timeBase.monotonicNow().advanced(by: timeout)
-        let (_, response, observation) = try await withDeadline(deadline, timeBase: observer.timeBase) {
-            try await session.timeSyncData(for: sent, observer: observer)
-        }
+        let request = URLRequest(url: url)
+        let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer, within: timeout)
         if let error = HTTPTimeError.retryLater(
             status: response.statusCode, headers: response.headerPairs, wallNow: observer.timeBase.wallNow())
         {
