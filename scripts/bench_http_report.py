@@ -32,8 +32,8 @@ def _median(values):
 
 VARIANTS = [
     ("plain", "without stamping"),
-    ("responder", "`TimeStampResponder` (around the router; what `timesync serve --http` uses)"),
-    ("middleware", "`TimeStampMiddleware` (in the router)"),
+    ("responder", "`TimestampResponder` (around the router; what `timesync serve --http` uses)"),
+    ("middleware", "`TimestampMiddleware` (in the router)"),
     ("pass-through", "a middleware that does nothing (Hummingbird's middleware chain alone)"),
 ]
 
@@ -65,8 +65,8 @@ def middleware_section(report):
         "## 3. HTTP middleware overhead",
         "",
         f"`wrk {m['wrk']} --latency` against the same Hummingbird route, {m['route']}, served by "
-        "`Benchmarks/Tools/http-bench-server` (release) without stamping, with `TimeStampResponder`, with "
-        "`TimeStampMiddleware`, and with a middleware that does nothing. "
+        "`Benchmarks/Tools/http-bench-server` (release) without stamping, with `TimestampResponder`, with "
+        "`TimestampMiddleware`, and with a middleware that does nothing. "
         f"{m['rounds']} rounds; each round runs every variant back to back, starting from a different one each "
         "round, after a 2 s warm-up of each. "
         f"Server pinned with `{m['serverPinning']}`, wrk with `{m['wrkPinning']}` ({m.get('wrkVersion', 'wrk')}). "
@@ -85,7 +85,7 @@ def middleware_section(report):
         lines.append(
             f"| {name} | {s['rps']:,.0f} | {s['ratio']:.3f}× | {spread} | {_duration(s['p50'])} | {_duration(s['p99'])} |")
     lines.append("")
-    for variant, label in (("responder", "`TimeStampResponder`"), ("middleware", "`TimeStampMiddleware`")):
+    for variant, label in (("responder", "`TimestampResponder`"), ("middleware", "`TimestampMiddleware`")):
         if variant not in summary:
             continue
         loss = 1 - summary[variant]["ratio"]
@@ -126,6 +126,10 @@ def _inside(runs):
 def accuracy_section(report):
     d = report["dateOnly"]
     runs = d["runs"]
+    # The budget run's label names the command it was measured with (the data may predate a change).
+    budget_command = next((r.get("command") for r in runs if r["tool"] == "timesync-4" and r.get("command")), None)
+    tools = [(tool, f"`{budget_command}` (htpdate's request budget: 4 requests)" if tool == "timesync-4" and budget_command else label)
+             for tool, label in TOOLS]
     shifts = sorted({r["shift"] for r in runs}, key=lambda s: (abs(s), s))
 
     def run(shift, tool):
@@ -140,8 +144,8 @@ def accuracy_section(report):
     lines = [
         "## 4b. Date-only accuracy against htpdate",
         "",
-        f"{d['server']}, one server per shift; on it, one after the other: {TOOLS[0][1]}, "
-        f"{TOOLS[2][1]} and {TOOLS[3][1]}. Error is |measured offset − shift|; requests are the HTTP "
+        f"{d['server']}, one server per shift; on it, one after the other: {tools[0][1]}, "
+        f"{tools[2][1]} and {tools[3][1]}. Error is |measured offset − shift|; requests are the HTTP "
         f"requests each used (htpdate's counted from its `-dd` output; ours from the JSON `requests`). "
         f"{d.get('htpdateVersion', '')}.",
         "",
@@ -161,7 +165,7 @@ def accuracy_section(report):
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     peer = None
-    for tool, label in TOOLS:
+    for tool, label in tools:
         mine = [r for r in runs if r["tool"] == tool]
         errors = [r["error"] for r in mine if r["error"] is not None]
         med = statistics.median(errors) if errors else None
