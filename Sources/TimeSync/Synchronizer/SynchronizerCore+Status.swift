@@ -39,7 +39,8 @@ extension SynchronizerCore {
     /// as its last poll said; otherwise `unreachable` after a burst's worth of polls (at most eight)
     /// without a reply, `suspect` while its last sample is held, `selected` while the clock follows
     /// it, `unselected` while the sources have no majority, `falseticker` when it answered but is not
-    /// followed, `pending` before it answered.
+    /// followed, `pending` before it answered; a fallback source not polled now is `standingBy`
+    /// unless the clock still follows it.
     public func statuses(_ clock: ClockView) -> [TimeSourceStatus] {
         // Sources are selected only while a majority stands behind the calibration now.
         let current = clock.status == .synchronized || clock.status == .provisional
@@ -58,7 +59,9 @@ extension SynchronizerCore {
             case .conflictingReplies:
                 state = .conflictingReplies
             case .failed, nil:
-                if known.poller.reachability == 0, known.poller.polls - (known.poller.awaitingReply ? 1 : 0) >= answeredPolls {
+                if known.standingBy && !selected.contains(known.name) {
+                    state = .standingBy
+                } else if known.poller.reachability == 0, known.poller.polls - (known.poller.awaitingReply ? 1 : 0) >= answeredPolls {
                     state = .unreachable
                 } else if let last = known.lastSample, clock.suspects.contains(last) {
                     state = .suspect

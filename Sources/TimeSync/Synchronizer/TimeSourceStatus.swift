@@ -23,6 +23,9 @@ public struct TimeSourceStatus: Sendable, Hashable {
         case unreachable
         /// No reply yet.
         case pending
+        /// A fallback source that is not polled while the main sources answer (its time is not
+        /// used unless the clock still follows its earlier samples: then it shows `selected`).
+        case standingBy
     }
 
     /// The source's name.

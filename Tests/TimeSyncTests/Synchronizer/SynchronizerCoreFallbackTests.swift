@@ -67,6 +67,8 @@ import TimeSyncFixtures
         #expect(run.fallbacks.isEmpty)
         #expect(run.polls[2].isEmpty, "never a fallback request while a main source answers")
         #expect(core.isStandingBy(2))
+        let view = SynchronizerCore.ClockView(status: .synchronized, selected: ["ntp-b"], heard: ["ntp-b"], suspects: [], wallShift: 0)
+        #expect(core.statuses(view).map(\.state) == [.unreachable, .selected, .standingBy])
     }
 
     @Test func theFallbackStandsByAgainWhenAMainSourceAnswersAndReturnsAfterATrigger() throws {
