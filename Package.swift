@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "TimeSync", targets: ["TimeSync"]),
         .library(name: "TimeSyncNTP", targets: ["TimeSyncNTP"]),
         .library(name: "TimeSyncNTPServer", targets: ["TimeSyncNTPServer"]),
+        .library(name: "TimeSyncNTS", targets: ["TimeSyncNTS"]),
         .library(name: "TimeSyncHTTP", targets: ["TimeSyncHTTP"]),
         .library(name: "TimeSyncAsyncHTTPClient", targets: ["TimeSyncAsyncHTTPClient"]),
         .library(name: "TimeSyncHummingbird", targets: ["TimeSyncHummingbird"]),
@@ -20,12 +21,16 @@ let package = Package(
     // their dependency line: `.package(url: …, from: …, traits: ["NTPServer"])`.
     traits: [
         .trait(name: "NTPServer", description: "TimeSyncNTPServer: the SNTP server, on SwiftNIO.", enabledTraits: ["ServiceLifecycle"]),
+        .trait(
+            name: "NTS",
+            description: "TimeSyncNTS: authenticated NTP (RFC 8915), client and server, on SwiftNIO and swift-nio-ssl.",
+            enabledTraits: ["ServiceLifecycle"]),
         .trait(name: "AsyncHTTPClient", description: "TimeSyncAsyncHTTPClient: HTTP measurement on AsyncHTTPClient."),
         .trait(name: "Hummingbird", description: "TimeSyncHummingbird: time stamps on Hummingbird responses.", enabledTraits: ["ServiceLifecycle"]),
         .trait(name: "ServiceLifecycle", description: "TimeSynchronizer and NTPPoolSource as swift-service-lifecycle Services."),
         .trait(
             name: "CLI", description: "The timesync command (and the test tools): every other trait and swift-argument-parser.",
-            enabledTraits: ["NTPServer", "AsyncHTTPClient", "Hummingbird", "ServiceLifecycle"]),
+            enabledTraits: ["NTPServer", "NTS", "AsyncHTTPClient", "Hummingbird", "ServiceLifecycle"]),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -76,6 +81,25 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["NTPServer"])),
             ]
         ),
+        // Network Time Security (trait `NTS`): the key exchange over TLS 1.3 (SwiftNIO, swift-nio-ssl),
+        // AES-SIV-CMAC-256 (swift-crypto), the authenticated client, the key-exchange server and the
+        // master keys an NTP server checks NTS requests with.
+        .target(
+            name: "TimeSyncNTS",
+            dependencies: [
+                "TimeSync",
+                "TimeSyncNTP",
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["NTS"])),
+                .product(name: "CryptoExtras", package: "swift-crypto", condition: .when(traits: ["NTS"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTS"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTS"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["NTS"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NTS"])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["NTS"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTS"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["NTS"])),
+            ]
+        ),
         // HTTP without SwiftNIO: the observer, the header, the URLSession adapter (what an app needs).
         .target(
             name: "TimeSyncHTTP",
@@ -124,6 +148,7 @@ let package = Package(
                 "TimeSync",
                 "TimeSyncNTP",
                 "TimeSyncNTPServer",
+                "TimeSyncNTS",
                 "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient",
                 "TimeSyncHummingbird",
@@ -182,6 +207,14 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "TimeSyncNTSTests",
+            dependencies: [
+                "TimeSync", "TimeSyncNTS", "TimeSyncTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            exclude: ["exporter-vectors.json"]
+        ),
+        .testTarget(
             name: "TimeSyncHTTPTests",
             dependencies: [
                 "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting", "TimeSyncSimulation",
@@ -206,8 +239,8 @@ let package = Package(
         .testTarget(
             name: "TimeSyncInteropTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird",
-                "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
+                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient",
+                "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

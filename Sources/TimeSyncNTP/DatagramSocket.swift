@@ -9,9 +9,9 @@ import Dispatch
 import TimeSync
 
 /// A datagram as it came off the socket, stamped with the monotonic clock as it was read.
-struct ReceivedDatagram: Sendable {
-    var bytes: [UInt8]
-    var receivedAt: MonotonicInstant
+package struct ReceivedDatagram: Sendable {
+    package var bytes: [UInt8]
+    package var receivedAt: MonotonicInstant
 }
 
 /// A non-blocking UDP socket of the system's (POSIX), on an ephemeral port, connected to one server:
@@ -21,7 +21,7 @@ struct ReceivedDatagram: Sendable {
 /// A reader thread waits in `poll(2)` and drains the socket as datagrams arrive, stamping each one on
 /// the monotonic clock as it is read; ``next()`` hands them out in order. ``close(after:)`` sets a
 /// deadline in real time, after which ``next()`` returns `nil`; the reader closes the descriptor.
-final class DatagramSocket: Sendable {
+package final class DatagramSocket: Sendable {
     /// The largest datagram accepted whole; the socket reads one byte more, so a longer one is seen
     /// to be cut and dropped.
     static let maximumDatagramSize = 2048
@@ -44,7 +44,7 @@ final class DatagramSocket: Sendable {
 
     /// Opens a socket of the address family of `remote`, connected to it, and starts its reader.
     /// - Throws: ``NTPClientError/network`` when the system refuses (no route, no IPv6, …).
-    init(connectingTo remote: IPEndpoint, timeBase: any TimeBase) throws(NTPClientError) {
+    package init(connectingTo remote: IPEndpoint, timeBase: any TimeBase) throws(NTPClientError) {
         self.remote = remote
         self.timeBase = timeBase
         let family = remote.address.family == .v4 ? AF_INET : AF_INET6
@@ -77,7 +77,7 @@ final class DatagramSocket: Sendable {
     /// Sends one datagram.
     /// - Throws: ``NTPClientError/unreachable`` when an earlier ICMP error is pending,
     ///   ``NTPClientError/network`` for any other refusal.
-    func send(_ bytes: [UInt8]) throws(NTPClientError) {
+    package func send(_ bytes: [UInt8]) throws(NTPClientError) {
         let sent = bytes.withUnsafeBytes { systemSend(descriptor, $0.baseAddress, $0.count) }
         guard sent == bytes.count else {
             let code = errno
@@ -90,7 +90,7 @@ final class DatagramSocket: Sendable {
     /// - Returns: `nil` once the socket is closed (its deadline passed) with nothing left to read.
     /// - Throws: ``NTPClientError/unreachable`` when the server's host answered with ICMP port
     ///   unreachable, ``NTPClientError/network`` for other socket errors, `CancellationError`.
-    func next() async throws -> ReceivedDatagram? {
+    package func next() async throws -> ReceivedDatagram? {
         let state = self.state
         let outcome = try await waiters.wait { () -> Result<ReceivedDatagram?, NTPClientError>? in
             state.withLock { state in
@@ -104,13 +104,13 @@ final class DatagramSocket: Sendable {
 
     /// Closes the socket after `delay` (real time), unless it closes sooner: ``next()`` then
     /// returns `nil`.
-    func close(after delay: Duration) {
+    package func close(after delay: Duration) {
         let deadline = SystemClocks.monotonicNanoseconds().saturatingAdd(max(0, delay.nanosecondsClamped))
         state.withLock { $0.deadline = min($0.deadline, deadline) }
     }
 
     /// Closes the socket now: ``next()`` returns what was read, then `nil`.
-    func close() {
+    package func close() {
         state.withLock { $0.closed = true }
         waiters.wakeAll()
     }

@@ -1,14 +1,14 @@
 /// Why an NTP exchange produced no reply (rejected replies throw `NTPReplyError` instead).
 public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
+    package enum Code: Sendable, Hashable {
         case timeout, dnsFailure, noAddresses, localAddresses, network, invalidServerAddress, unreachable
     }
 
-    let code: Code
+    package let code: Code
     /// Details: the host name, the resolver's or the socket's message.
     public let detail: String
 
-    init(_ code: Code, _ detail: String = "") {
+    package init(_ code: Code, _ detail: String = "") {
         self.code = code
         self.detail = detail
     }

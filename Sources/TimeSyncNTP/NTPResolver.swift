@@ -11,7 +11,7 @@ import TimeSync
 /// Resolves host names to their IPv4 and IPv6 addresses (A and AAAA records) with the system's
 /// `getaddrinfo`, off the cooperative thread pool, within a deadline; then keeps what an
 /// ``AddressPolicy`` allows, in the order it gives.
-enum NTPResolver {
+package enum NTPResolver {
     /// The addresses of `host` for `port` to try, in order.
     ///
     /// An IP literal (a link-local IPv6 one with its `%zone`) is used as it is, with no lookup and no
@@ -24,7 +24,7 @@ enum NTPResolver {
     /// - Throws: ``NTPClientError`` `.dnsFailure` (the resolver failed or did not answer in time),
     ///   `.noAddresses` (no IPv4 or IPv6 address), `.localAddresses` (only addresses the policy
     ///   refuses), `CancellationError`.
-    static func resolve(host: String, port: Int, policy: AddressPolicy, timeout: Duration) async throws -> [IPEndpoint] {
+    package static func resolve(host: String, port: Int, policy: AddressPolicy, timeout: Duration) async throws -> [IPEndpoint] {
         if let literal = try lookup(host: host, port: port, numericOnly: true) { return literal }
         let outcome = Locked<Result<[IPEndpoint], NTPClientError>?>(nil)
         let waiters = Waiters()

@@ -48,9 +48,11 @@ public final class NTPServer: Service, Sendable {
     ///   - group: The event loops (default: NIO's shared singleton); each socket takes the next one.
     ///   - logger: The logger (default: discards everything).
     ///   - metricsFactory: Where the counters go (default: the bootstrapped metrics system).
+    ///   - authenticator: Checks NTS requests and seals their replies (`NTSServerKeys` of
+    ///     `TimeSyncNTS`); `nil` (the default) answers every request as plain SNTP.
     public init(
         configuration: NTPServerConfiguration, timeBase: any TimeBase = SystemTimeBase(),
-        kernelClock: any KernelClock = SystemKernelClock(),
+        kernelClock: any KernelClock = SystemKernelClock(), authenticator: (any NTPRequestAuthenticator)? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = .ntpNoOp,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
@@ -62,7 +64,9 @@ public final class NTPServer: Service, Sendable {
         let limiter = NTPServerLimiter(configuration: configuration)
         self.states = (0..<max(1, configuration.threads)).map { _ in
             .makeBoxSendingValue(
-                NTPServerState(configuration: configuration, counters: counters, limiter: limiter, kernelClock: kernelClock),
+                NTPServerState(
+                    configuration: configuration, counters: counters, limiter: limiter, kernelClock: kernelClock,
+                    authenticator: authenticator),
                 eventLoop: group.next())
         }
     }

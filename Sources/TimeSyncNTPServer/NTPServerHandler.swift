@@ -18,6 +18,7 @@ struct NTPServerState: Sendable {
     let counters: NTPServerCounters
     let limiter: NTPServerLimiter
     let kernelClock: any KernelClock
+    let authenticator: (any NTPRequestAuthenticator)?
     var statistics = NTPServerStatistics()
     /// Counted since the last ``flushCounters()``.
     private var pending = NTPServerStatistics()
@@ -30,8 +31,12 @@ struct NTPServerState: Sendable {
     /// second, and a daemon updates it every few seconds at most, so a second stale is nothing.
     static let policyLifetime: Duration = .seconds(1)
 
-    init(configuration: NTPServerConfiguration, counters: NTPServerCounters, limiter: NTPServerLimiter, kernelClock: any KernelClock) {
+    init(
+        configuration: NTPServerConfiguration, counters: NTPServerCounters, limiter: NTPServerLimiter, kernelClock: any KernelClock,
+        authenticator: (any NTPRequestAuthenticator)? = nil
+    ) {
         self.configuration = configuration
+        self.authenticator = authenticator
         self.counters = counters
         self.limiter = limiter
         self.kernelClock = kernelClock
@@ -58,9 +63,13 @@ struct NTPServerState: Sendable {
         let action = NTPServerResponder.respond(
             to: bytes, policy: policy, receivedAt: receivedAt,
             admit: { limiter.decide(NTPRateLimitKey(client), at: arrival) }, minimumPoll: limiter.minimumPoll,
-            transmitAt: { timeBase.wallNow() })
+            authenticator: authenticator, transmitAt: { timeBase.wallNow() })
         switch action {
         case .reply: pending.replied += 1
+        case .authenticatedReply:
+            pending.replied += 1
+            pending.authenticatedReplies += 1
+        case .negativeAcknowledgment: pending.negativeAcknowledgments += 1
         case .kiss: pending.kissesSent += 1
         case .drop(let reason): pending.dropped[reason, default: 0] += 1
         }
@@ -104,7 +113,10 @@ final class NTPServerHandler: ChannelInboundHandler {
         }
         let reply: NTPPacket
         switch outcome {
-        case .reply(let packet):
+        case .reply(let packet), .authenticatedReply(let packet):
+            reply = packet
+        case .negativeAcknowledgment(let packet):
+            logger.debug("NTS cookie not usable: NTS NAK", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)")])
             reply = packet
         case .kiss(let packet):
             logger.debug("NTP client over its rate limit: RATE", metadata: ["client": .string("\(envelope.remoteAddress)")])
@@ -113,8 +125,12 @@ final class NTPServerHandler: ChannelInboundHandler {
             logger.trace("NTP request dropped", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)"), "reason": .string("\(reason)")])
             return
         }
-        var buffer = context.channel.allocator.buffer(capacity: NTPPacket.headerSize)
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: NTPPacket.headerSize) { reply.writeHeader(to: $0) }
+        var buffer = context.channel.allocator.buffer(capacity: reply.encodedSize)
+        if reply.extensionFields.isEmpty && reply.messageAuthenticationCode == nil {
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: NTPPacket.headerSize) { reply.writeHeader(to: $0) }
+        } else {
+            buffer.writeBytes(reply.encoded())
+        }
         context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: buffer)), promise: nil)
     }
 

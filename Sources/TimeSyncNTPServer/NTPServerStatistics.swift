@@ -19,6 +19,10 @@ public struct NTPServerStatistics: Sendable, Hashable {
     public var replied = 0
     /// Kiss-o'-Death `RATE` replies sent.
     public var kissesSent = 0
+    /// NTS-authenticated replies sent (counted in ``replied`` too).
+    public var authenticatedReplies = 0
+    /// NTS NAKs sent (Kiss-o'-Death `NTSN`: a cookie the server could not use).
+    public var negativeAcknowledgments = 0
     /// Datagrams not answered, by reason.
     public var dropped: [NTPServerDropReason: Int] = [:]
 
@@ -30,6 +34,8 @@ public struct NTPServerStatistics: Sendable, Hashable {
         received += other.received
         replied += other.replied
         kissesSent += other.kissesSent
+        authenticatedReplies += other.authenticatedReplies
+        negativeAcknowledgments += other.negativeAcknowledgments
         dropped.merge(other.dropped, uniquingKeysWith: +)
     }
 }

@@ -14,4 +14,8 @@ public enum NTPServerDropReason: String, Sendable, Hashable, CaseIterable {
     /// Larger than ``NTPServerResponder/maximumRequestSize``: ignored, never parsed (a receive
     /// buffer may have cut it, and what is left could parse as a request).
     case oversize
+    /// NTS fields that break the protocol's rules (RFC 8915 §5.7), or NTS asked of a server that has none.
+    case malformedNTS
+    /// An NTS request whose Authenticator does not verify with the key in its cookie: altered or forged.
+    case unauthenticated
 }

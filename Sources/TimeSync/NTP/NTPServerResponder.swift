@@ -63,7 +63,7 @@ public enum NTPServerResponder {
     }
 
     /// The server's whole request policy for one datagram: validate it (size, mode, version), ask the
-    /// rate limiter about its client, then reply, kiss or drop.
+    /// rate limiter about its client, authenticate it when it asks to be (NTS), then reply, kiss or drop.
     /// - Parameters:
     ///   - bytes: The datagram as received.
     ///   - policy: What replies advertise.
@@ -71,30 +71,57 @@ public enum NTPServerResponder {
     ///   - admit: The rate limiter's decision for this datagram's client (called once, only for a
     ///     valid request); ``NTPRateLimiter/decide(_:at:)`` behind whatever lock the transport shares.
     ///   - minimumPoll: The least poll exponent a reply advertises (``NTPRateLimiter/minimumPoll``).
+    ///   - authenticator: Checks requests that carry extension fields and seals their replies (NTS);
+    ///     `nil` answers every request as plain SNTP. Called only for an admitted request, so a flood
+    ///     over the rate limit costs no cryptography.
     ///   - transmitAt: Reads the server's clock for T3, as late as possible: called once, only for a reply.
     /// - Returns: The action to take.
     public static func respond(
         to bytes: UnsafeRawBufferPointer, policy: NTPServerPolicy, receivedAt: UnixTime,
-        admit: () -> NTPRateLimitDecision, minimumPoll: Int8, transmitAt: () -> UnixTime
+        admit: () -> NTPRateLimitDecision, minimumPoll: Int8, authenticator: (any NTPRequestAuthenticator)? = nil,
+        transmitAt: () -> UnixTime
     ) -> NTPServerAction {
         let request: NTPPacket
         switch check(bytes) {
         case .drop(let reason): return .drop(reason)
         case .answer(let packet): request = packet
         }
-        // Replies are bare headers; a request that decoded is at least one, so this holds — checked
-        // all the same, as the server promises never to answer with more than it was sent.
+        // Replies are bare headers, or (NTS) as long as the request by design; a request that decoded
+        // is at least a header, so this holds — checked all the same, as the server promises never to
+        // answer with more than it was sent.
         guard NTPPacket.headerSize <= bytes.count else { return .drop(.replyTooLarge) }
         switch admit() {
         case .admit:
+            var authentication = NTPRequestAuthentication.none
+            if let authenticator, !request.extensionFields.isEmpty {
+                authentication = authenticator.authenticate(request)
+            }
             // The reply's poll is the client's, but no less than the limit allows (nor above 17).
             var request = request
             request.poll = NTPRateLimiter<NTPRateLimitKey>.replyPoll(requested: request.poll, minimumPoll: minimumPoll)
-            return .reply(reply(to: request, policy: policy, receivedAt: receivedAt, transmitAt: transmitAt()))
+            switch authentication {
+            case .none:
+                return .reply(reply(to: request, policy: policy, receivedAt: receivedAt, transmitAt: transmitAt()))
+            case .drop(let reason):
+                return .drop(reason)
+            case .negativeAcknowledgment(let nak):
+                return .negativeAcknowledgment(nak(kiss(.ntsNegativeAcknowledgment, to: request, poll: request.poll)))
+            case .authenticated(let seal):
+                let sealed = seal(reply(to: request, policy: policy, receivedAt: receivedAt, transmitAt: transmitAt()))
+                guard sealed.encodedSize <= bytes.count else { return .drop(.replyTooLarge) }
+                return .authenticatedReply(sealed)
+            }
         case .kiss(let poll):
             return .kiss(kiss(.rate, to: request, poll: poll))
         case .drop:
             return .drop(.rateLimited)
         }
+    }
+}
+
+extension NTPPacket {
+    /// The length of ``encoded()``, without encoding.
+    public var encodedSize: Int {
+        Self.headerSize + extensionFields.reduce(0) { $0 + 4 + $1.value.count } + (messageAuthenticationCode?.count ?? 0)
     }
 }

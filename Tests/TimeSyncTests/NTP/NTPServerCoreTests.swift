@@ -112,6 +112,7 @@ import TimeSync
             case .drop(let reason):
                 #expect(reason == .rateLimited)
                 actions.append("drop")
+            case .authenticatedReply, .negativeAcknowledgment: actions.append("nts")
             }
         }
         #expect(actions == ["reply", "reply", "kiss", "drop", "drop", "drop", "kiss", "drop", "drop", "drop", "kiss", "drop"])

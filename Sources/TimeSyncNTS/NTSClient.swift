@@ -1,0 +1,205 @@
+#if NTS
+import NIOConcurrencyHelpers
+import TimeSync
+import TimeSyncNTP
+
+/// An NTS client for one server (RFC 8915): a key exchange over TLS when it has no usable keys, then
+/// NTP exchanges authenticated with them, each spending one cookie and bringing new ones.
+///
+/// A new key exchange is made when the cookies run out, after an NTS NAK, and when the keys are older
+/// than ``Configuration/maximumKeyAge``. A reply is used only if it is authenticated with the
+/// server-to-client key and echoes the request's Unique Identifier: anything else (altered, replayed,
+/// stripped, forged) is dropped, counted in ``statistics``, and the wait for the genuine reply goes
+/// on within the deadline. Exchanges run one at a time; the client is safe to share.
+public final class NTSClient: Sendable {
+    /// The settings of a client.
+    public struct Configuration: Sendable {
+        /// Whom to trust for the key-exchange server's certificate (default: the system's trust store).
+        public var trust: NTSKeyExchange.Trust
+        /// The oldest keys used; a key exchange renews them (default one day).
+        public var maximumKeyAge: Duration
+        /// The limits replies must meet.
+        public var limits: NTPReplyLimits
+        /// Which addresses an NTP server named by the key-exchange server may resolve to (default:
+        /// public ones only; an IP literal or `localhost` is always used).
+        public var addressPolicy: AddressPolicy
+
+        /// Creates settings.
+        public init(
+            trust: NTSKeyExchange.Trust = .system, maximumKeyAge: Duration = .seconds(86_400), limits: NTPReplyLimits = .init(),
+            addressPolicy: AddressPolicy = .publicOnly
+        ) {
+            self.trust = trust
+            self.maximumKeyAge = maximumKeyAge
+            self.limits = limits
+            self.addressPolicy = addressPolicy
+        }
+    }
+
+    private struct State: Sendable {
+        var association: NTSAssociation?
+        var statistics = NTSClientStatistics()
+    }
+
+    /// The key-exchange server.
+    public let keyExchange: NTSKeyExchange
+    /// The settings.
+    public let configuration: Configuration
+    /// The clocks.
+    public let timeBase: any TimeBase
+    private let state = NIOLockedValueBox(State())
+    private let exclusive = AsyncExclusion()
+
+    /// A client of the NTS-KE server at `host:port`.
+    public init(
+        host: String, port: Int = NTSKeyExchange.defaultPort, timeBase: any TimeBase = SystemTimeBase(),
+        configuration: Configuration = Configuration()
+    ) {
+        self.keyExchange = NTSKeyExchange(host: host, port: port, trust: configuration.trust)
+        self.configuration = configuration
+        self.timeBase = timeBase
+    }
+
+    /// What the client has done so far.
+    public var statistics: NTSClientStatistics {
+        state.withLockedValue { state in
+            var statistics = state.statistics
+            statistics.cookies = state.association?.cookies.count ?? 0
+            return statistics
+        }
+    }
+
+    /// Forgets the keys and cookies: the next exchange starts with a key exchange.
+    public func reset() {
+        state.withLockedValue { $0.association = nil }
+    }
+
+    /// One authenticated exchange, with a key exchange first if the keys are spent, all within `timeout`.
+    /// - Returns: The reply (validated and authenticated), the datagrams dropped on the way, and the
+    ///   key exchange made, if any.
+    /// - Throws: ``NTSKEError`` from a key exchange; `NTPClientError` (`.timeout`, `.unreachable`,
+    ///   `.network`, DNS); ``NTSReplyError`` when only dropped datagrams came back before the deadline
+    ///   (the last one's reason: `.authenticationFailed`, `.negativeAcknowledgment`, …) or the
+    ///   authenticated reply failed NTP's checks (wrapped: Kiss-o'-Death, unsynchronized, …);
+    ///   `CancellationError`.
+    public func exchange(timeout: Duration) async throws -> NTSExchange {
+        try await exclusive.run { try await self.exchangeAlone(timeout: timeout) }
+    }
+
+    private func exchangeAlone(timeout: Duration) async throws -> NTSExchange {
+        let started = timeBase.monotonicNow()
+        func remaining() -> Duration { timeout - started.duration(to: timeBase.monotonicNow()) }
+        var madeKeyExchange: NTSKeyExchange.Result?
+        var association = state.withLockedValue { $0.association }
+        if association?.isUsable(at: started, maximumAge: configuration.maximumKeyAge) != true {
+            let result = try await keyExchange.perform(timeout: remaining())
+            madeKeyExchange = result
+            association = NTSAssociation(
+                response: result.response, keyExchangeHost: keyExchange.host,
+                clientToServer: try AESSIVCMAC256(key: result.clientToServerKey),
+                serverToClient: try AESSIVCMAC256(key: result.serverToClientKey), established: timeBase.monotonicNow())
+            state.withLockedValue { state in
+                state.statistics.keyExchanges += 1
+                state.statistics.lastKeyExchangeDuration = result.duration
+            }
+        }
+        guard var association, let cookie = association.takeCookie() else { throw NTSKEError(.noCookies) }
+        // The cookie is spent whatever happens next: it is never sent twice.
+        let placeholders = association.placeholdersWanted
+        state.withLockedValue { $0.association = association }
+        let host = association.host
+        let addresses = try await NTPResolver.resolve(
+            host: host, port: Int(association.port), policy: configuration.addressPolicy, timeout: remaining())
+        guard let address = addresses.first else { throw NTPClientError(.noAddresses, host) }
+        let socket = try DatagramSocket(connectingTo: address, timeBase: timeBase)
+        defer { socket.close() }
+        socket.close(after: remaining())
+        var generator = SystemRandomNumberGenerator()
+        let ntp = NTPClientRequest(wallTime: timeBase.wallNow(), monotonicTime: timeBase.monotonicNow(), using: &generator)
+        var request = NTSClientRequest(
+            ntp: ntp, cookie: cookie, placeholders: placeholders, cipher: association.clientToServer, using: &generator)
+        try socket.send(request.bytes)
+        state.withLockedValue { $0.statistics.requests += 1 }
+        var dropped: [NTSReplyError] = []
+        while let datagram = try await socket.next() {
+            do {
+                let (reply, cookies) = try request.accept(
+                    datagram.bytes, receivedAt: datagram.receivedAt, limits: configuration.limits, cipher: association.serverToClient)
+                state.withLockedValue { state in
+                    state.association?.add(cookies: cookies)
+                    state.statistics.authenticatedReplies += 1
+                }
+                return NTSExchange(reply: reply, server: address, dropped: dropped, keyExchange: madeKeyExchange)
+            } catch {
+                state.withLockedValue { $0.statistics.dropped[error.reason, default: 0] += 1 }
+                guard error.isDroppedDatagram else { throw error }
+                dropped.append(error)
+            }
+        }
+        try Task.checkCancellation()
+        if dropped.last == .negativeAcknowledgment {
+            // The server could not use the cookie (its keys rotated, or it lost them): new keys next time.
+            state.withLockedValue { state in
+                state.association?.rejected()
+                state.statistics.negativeAcknowledgments += 1
+            }
+        }
+        if let last = dropped.last { throw last }
+        throw NTPClientError(.timeout, "from \(address) within \(started.duration(to: timeBase.monotonicNow()).readable)")
+    }
+}
+
+/// One NTS exchange's outcome.
+public struct NTSExchange: Sendable {
+    /// The authenticated reply.
+    public var reply: NTPReply
+    /// The address that answered.
+    public var server: IPEndpoint
+    /// Datagrams dropped while waiting for it (altered, forged, stray, NAKs), in arrival order.
+    public var dropped: [NTSReplyError]
+    /// The key exchange made first, if the keys were spent.
+    public var keyExchange: NTSKeyExchange.Result?
+}
+
+/// What an ``NTSClient`` has done.
+public struct NTSClientStatistics: Sendable, Hashable {
+    /// Key exchanges made.
+    public var keyExchanges = 0
+    /// How long the last key exchange took.
+    public var lastKeyExchangeDuration: Duration?
+    /// NTP requests sent.
+    public var requests = 0
+    /// Authenticated replies used.
+    public var authenticatedReplies = 0
+    /// NTS NAKs that ended an exchange (the keys were then renewed).
+    public var negativeAcknowledgments = 0
+    /// Datagrams dropped, by reason (`authenticationFailed`, `unauthenticated`, `originMismatch`, …).
+    public var dropped: [String: Int] = [:]
+    /// Cookies in hand.
+    public var cookies = 0
+
+    /// All datagrams dropped.
+    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+}
+
+/// Runs bodies one at a time, in the order they asked.
+final class AsyncExclusion: Sendable {
+    private let busy = NIOLockedValueBox(false)
+    private let waiters = Waiters()
+
+    func run<Value: Sendable>(_ body: @Sendable () async throws -> Value) async throws -> Value {
+        _ = try await waiters.wait { () -> Bool? in
+            busy.withLockedValue { busy in
+                if busy { return nil }
+                busy = true
+                return true
+            }
+        }
+        defer {
+            busy.withLockedValue { $0 = false }
+            waiters.wakeAll()
+        }
+        return try await body()
+    }
+}
+#endif

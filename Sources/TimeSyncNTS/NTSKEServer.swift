@@ -1,0 +1,283 @@
+#if NTS
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NIOTLS
+import ServiceLifecycle
+import TimeSync
+
+/// An NTS key-exchange server (RFC 8915 §4): TLS 1.3 with ALPN `ntske/1`; to a request for NTPv4 with
+/// AES-SIV-CMAC-256 it answers with eight cookies sealed by ``NTSServerKeys`` and, when configured,
+/// the NTP server and port to use. It keeps no state per client; any NTP server holding the master
+/// keys answers the requests those cookies make.
+///
+/// A ServiceLifecycle `Service`: ``run()`` binds, serves until graceful shutdown or cancellation, then
+/// closes. Each connection has ``Configuration/connectionTimeout`` to finish; a request over 1 KiB, a
+/// malformed record stream or a critical record of an unknown type gets an Error record and the
+/// connection is closed.
+public final class NTSKEServer: Service, Sendable {
+    /// The settings of a key-exchange server.
+    public struct Configuration: Sendable {
+        /// The address to bind (default `127.0.0.1`).
+        public var host: String
+        /// The TCP port (default 4460; 0 picks a free one, see ``localAddress()``).
+        public var port: Int
+        /// The certificate chain, leaf first, and its private key (PEM files).
+        public var certificateChainFile: String
+        /// The private key of the leaf certificate (PEM file).
+        public var privateKeyFile: String
+        /// The NTP server to name in responses, when clients should not use the key-exchange host.
+        public var ntpServer: String?
+        /// The NTP port to name in responses, when it is not 123.
+        public var ntpPort: UInt16?
+        /// How long one connection may take, handshake to End of Message (default 10 s).
+        public var connectionTimeout: Duration
+
+        /// Creates settings.
+        public init(
+            host: String = "127.0.0.1", port: Int = NTSKeyExchange.defaultPort, certificateChainFile: String, privateKeyFile: String,
+            ntpServer: String? = nil, ntpPort: UInt16? = nil, connectionTimeout: Duration = .seconds(10)
+        ) {
+            self.host = host
+            self.port = port
+            self.certificateChainFile = certificateChainFile
+            self.privateKeyFile = privateKeyFile
+            self.ntpServer = ntpServer
+            self.ntpPort = ntpPort
+            self.connectionTimeout = connectionTimeout
+        }
+    }
+
+    /// What the server has done.
+    public struct Statistics: Sendable, Hashable {
+        /// Key exchanges answered with cookies.
+        public var exchanges = 0
+        /// Requests answered with an Error record or a refusal.
+        public var refused = 0
+        /// Connections that failed (TLS errors, timeouts, closed early).
+        public var failed = 0
+    }
+
+    /// The settings.
+    public let configuration: Configuration
+    /// The master keys cookies are sealed with.
+    public let keys: NTSServerKeys
+    private let certificates: [NIOSSLCertificate]
+    private let privateKey: NIOSSLPrivateKey
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    private let counters = NIOLockedValueBox(Statistics())
+    private let bound = NIOLockedValueBox<Result<SocketAddress, any Error>?>(nil)
+    private let boundWaiters = Waiters()
+
+    /// Creates a server; nothing is bound until ``run()``.
+    /// - Throws: ``NTSKeyFileError`` when the certificate chain or private key cannot be loaded.
+    public init(
+        configuration: Configuration, keys: NTSServerKeys, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "timesync.nts-ke", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) throws {
+        self.configuration = configuration
+        self.keys = keys
+        self.group = group
+        self.logger = logger
+        do {
+            certificates = try NIOSSLCertificate.fromPEMFile(configuration.certificateChainFile)
+        } catch {
+            throw NTSKeyFileError("\(configuration.certificateChainFile): not a PEM certificate chain (\(error))")
+        }
+        guard !certificates.isEmpty else { throw NTSKeyFileError("\(configuration.certificateChainFile): no certificate") }
+        do {
+            privateKey = try NIOSSLPrivateKey(file: configuration.privateKeyFile, format: .pem)
+        } catch {
+            throw NTSKeyFileError("\(configuration.privateKeyFile): not a PEM private key (\(error))")
+        }
+    }
+
+    /// The bound address, once ``run()`` has bound (waits until then).
+    public func localAddress() async throws -> SocketAddress {
+        let bound = self.bound
+        return try await boundWaiters.wait { bound.withLockedValue { $0 } }.get()
+    }
+
+    /// The counts so far.
+    public var statistics: Statistics { counters.withLockedValue { $0 } }
+
+    /// Binds and serves until graceful shutdown or cancellation.
+    public func run() async throws {
+        let channel: any Channel
+        do {
+            channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { [self] child in
+                    child.eventLoop.makeCompletedFuture { try self.initialize(child) }
+                }
+                .bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            var failure: any Error = error
+            if let error = error as? IOError,
+                let bindError = ServerBindError(errno: error.errnoCode, transport: "TCP", host: configuration.host, port: configuration.port)
+            {
+                failure = bindError
+            }
+            bound.withLockedValue { $0 = .failure(failure) }
+            boundWaiters.wakeAll()
+            throw failure
+        }
+        let address = channel.localAddress!
+        bound.withLockedValue { $0 = .success(address) }
+        boundWaiters.wakeAll()
+        logger.info("NTS-KE server listening", metadata: ["address": .string("\(address)")])
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                try? await channel.closeFuture.get()
+            } onGracefulShutdown: {
+                channel.close(promise: nil)
+            }
+        } onCancel: {
+            channel.close(promise: nil)
+        }
+        logger.info("NTS-KE server stopped")
+    }
+
+    /// One connection's pipeline: TLS (a context of its own, so its key log holds its secret alone),
+    /// then the record handler.
+    private func initialize(_ channel: any Channel) throws {
+        let secret = NIOLockedValueBox<[UInt8]?>(nil)
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(privateKey))
+        tls.minimumTLSVersion = .tlsv13
+        tls.applicationProtocols = [NTSKeyExchange.applicationProtocol]
+        tls.keyLogCallback = { line in
+            if let value = TLSExporter.exporterSecret(inKeyLogLine: line) { secret.withLockedValue { $0 = value } }
+        }
+        let context = try NIOSSLContext(configuration: tls)
+        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+        try channel.pipeline.syncOperations.addHandler(
+            NTSKEServerHandler(server: self, secret: secret, timeout: configuration.connectionTimeout))
+    }
+
+    /// The records answering a request whose TLS session exported `exporterSecret`.
+    func respond(to records: [NTSKERecord], exporterSecret: [UInt8]?) -> [NTSKERecord] {
+        let request: NTSKERequest
+        do {
+            request = try NTSKERequest(records: records)
+        } catch {
+            counters.withLockedValue { $0.refused += 1 }
+            logger.debug("NTS-KE request refused", metadata: ["error": .string("\(error)")])
+            return [.error(error.errorCode), .endOfMessage]
+        }
+        if let refusal = NTSKEResponse.refusal(of: request) {
+            counters.withLockedValue { $0.refused += 1 }
+            return refusal
+        }
+        guard let exporterSecret else {
+            counters.withLockedValue { $0.failed += 1 }
+            return [.error(.internalServerError), .endOfMessage]
+        }
+        do {
+            try keys.rotateIfDue()
+        } catch {
+            logger.error("NTS master keys not rotated: \(error)")
+        }
+        let derived = TLSExporter.keys(
+            exporterSecret: exporterSecret, algorithm: NTSAEADAlgorithm.aesSIVCMAC256, length: NTSAEADAlgorithm.aesSIVCMAC256KeyLength)
+        let cookies = (0..<NTSKEResponse.maximumCookies).map { _ in
+            keys.makeCookie(clientToServer: derived.clientToServer, serverToClient: derived.serverToClient)
+        }
+        counters.withLockedValue { $0.exchanges += 1 }
+        return NTSKEResponse(
+            algorithm: NTSAEADAlgorithm.aesSIVCMAC256, cookies: cookies, server: configuration.ntpServer, port: configuration.ntpPort
+        ).records
+    }
+
+    func connectionFailed(_ error: any Error) {
+        counters.withLockedValue { $0.failed += 1 }
+        logger.debug("NTS-KE connection failed", metadata: ["error": .string("\(error)")])
+    }
+}
+
+/// Reads one request, answers it, closes.
+final class NTSKEServerHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// The most bytes a request may take.
+    static let maximumRequestSize = 1024
+
+    private let server: NTSKEServer
+    private let secret: NIOLockedValueBox<[UInt8]?>
+    private let timeout: Duration
+    private var decoder = NTSKERecordDecoder(maximumMessageSize: maximumRequestSize)
+    private var timer: Scheduled<Void>?
+    private var done = false
+
+    init(server: NTSKEServer, secret: NIOLockedValueBox<[UInt8]?>, timeout: Duration) {
+        self.server = server
+        self.secret = secret
+        self.timeout = timeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        let server = self.server
+        timer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.nanosecondsClamped))) {
+            server.connectionFailed(NTSKEError(.timeout))
+            channel.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted(let negotiated) = event, negotiated != NTSKeyExchange.applicationProtocol {
+            fail(context: context, NTSKEError(.noApplicationProtocol, "the client offered no ntske/1"))
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !done else { return }
+        let buffer = unwrapInboundIn(data)
+        do {
+            try decoder.append(buffer.readableBytesView)
+        } catch {
+            answer(context: context, [.error(error.errorCode), .endOfMessage])
+            return
+        }
+        guard decoder.isComplete else { return }
+        answer(context: context, server.respond(to: decoder.records, exporterSecret: secret.withLockedValue { $0 }))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if !done { fail(context: context, NTSKEError(.incompleteMessage)) }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        fail(context: context, error)
+    }
+
+    private func answer(context: ChannelHandlerContext, _ records: [NTSKERecord]) {
+        done = true
+        timer?.cancel()
+        let bytes = NTSKERecord.encode(records)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: bytes))).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    private func fail(context: ChannelHandlerContext, _ error: any Error) {
+        guard !done else { return }
+        done = true
+        server.connectionFailed(error)
+        context.close(promise: nil)
+    }
+}
+#endif

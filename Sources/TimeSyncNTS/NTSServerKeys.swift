@@ -1,0 +1,272 @@
+#if NTS
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import NIOConcurrencyHelpers
+import TimeSync
+
+/// The master keys an NTS server seals its cookies with, and the ``NTPRequestAuthenticator`` its NTP
+/// server checks NTS requests with (RFC 8915 §6).
+///
+/// A cookie holds the association's two keys, sealed with AES-SIV-CMAC-256 under the newest master
+/// key: 4 bytes of key identifier, a 16-byte nonce, and the sealed keys — 104 bytes. The server keeps
+/// no state per client: any server holding the master key can open the cookie.
+///
+/// **Rotation.** The writer adds a new key once the newest is ``Configuration/rotationInterval`` old
+/// and keeps the ``Configuration/retainedKeys`` newest, so a cookie stays good for at least
+/// `rotationInterval × (retainedKeys − 1)`; a cookie under a key no longer kept gets an NTS NAK, and
+/// its client makes a new key exchange.
+///
+/// **Scale-out.** With a ``Configuration/directory``, the keys live in its file `ntskeys` (mode 0600,
+/// replaced atomically): the key-exchange server writes it (``Role/writer``), and NTP servers on other
+/// hosts that read the same directory (``Role/reader``, through a shared or synchronized folder) open
+/// the cookies it issues. A reader reloads the file when a cookie names a key it does not know (at most
+/// once a second); a file that does not parse changes nothing.
+public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
+    /// Whether this server makes the keys or takes them from the directory.
+    public enum Role: Sendable, Hashable {
+        /// Creates, rotates and writes the keys (the key-exchange server).
+        case writer
+        /// Reads the keys the writer made (an NTP server of the fleet).
+        case reader
+    }
+
+    /// The settings of a key ring.
+    public struct Configuration: Sendable, Hashable {
+        /// The folder shared with the fleet; `nil` keeps the keys in memory only.
+        public var directory: String?
+        /// Writer or reader (a reader needs a directory).
+        public var role: Role
+        /// How long a key is the newest before the writer adds another (default one day).
+        public var rotationInterval: Duration
+        /// How many keys are kept, the newest included (default 3, at least 2).
+        public var retainedKeys: Int
+
+        /// Creates settings.
+        public init(directory: String? = nil, role: Role = .writer, rotationInterval: Duration = .seconds(86_400), retainedKeys: Int = 3) {
+            self.directory = directory
+            self.role = role
+            self.rotationInterval = rotationInterval
+            self.retainedKeys = max(2, retainedKeys)
+        }
+    }
+
+    /// One master key.
+    struct MasterKey: Sendable, Hashable {
+        var id: UInt32
+        var created: UnixTime
+        var key: [UInt8]
+    }
+
+    private struct State: Sendable {
+        var keys: [MasterKey] = []
+        var lastReload: MonotonicInstant?
+    }
+
+    /// The file in the directory that holds the keys.
+    public static let fileName = "ntskeys"
+    /// The length of every cookie this server issues.
+    public static let cookieLength = 104
+
+    /// The settings.
+    public let configuration: Configuration
+    private let timeBase: any TimeBase
+    private let state = NIOLockedValueBox(State())
+
+    /// Loads the keys (a writer creates them when the directory has none) and, for a writer, rotates
+    /// them if due.
+    /// - Throws: ``NTSKeyFileError`` for a file that does not parse or cannot be read or written, or a
+    ///   reader without a directory or a key file.
+    public init(configuration: Configuration = Configuration(), timeBase: any TimeBase = SystemTimeBase()) throws {
+        self.configuration = configuration
+        self.timeBase = timeBase
+        if configuration.role == .reader {
+            guard configuration.directory != nil else { throw NTSKeyFileError("a reader needs the directory the key-exchange server writes") }
+            let keys = try load()
+            guard !keys.isEmpty else { throw NTSKeyFileError("\(path ?? ""): no key; start the key-exchange server (the writer) first") }
+            state.withLockedValue { $0.keys = keys }
+        } else {
+            let keys = (try? load()) ?? []
+            state.withLockedValue { $0.keys = keys }
+            try rotateIfDue()
+        }
+    }
+
+    private var path: String? {
+        configuration.directory.map { $0.hasSuffix("/") ? $0 + Self.fileName : $0 + "/" + Self.fileName }
+    }
+
+    /// The identifiers of the keys held, oldest first.
+    public var keyIdentifiers: [UInt32] {
+        state.withLockedValue { $0.keys.map(\.id) }
+    }
+
+    /// A writer: adds a new key if the newest is ``Configuration/rotationInterval`` old (or there is
+    /// none), drops the oldest beyond ``Configuration/retainedKeys``, and writes the file. A reader
+    /// does nothing.
+    /// - Throws: ``NTSKeyFileError`` when the file cannot be written (the new key is then not used).
+    public func rotateIfDue() throws {
+        guard configuration.role == .writer else { return }
+        let now = timeBase.wallNow()
+        let current = state.withLockedValue { $0.keys }
+        if let newest = current.last, newest.created.duration(to: now) < configuration.rotationInterval, newest.created <= now { return }
+        try rotate()
+    }
+
+    /// A writer: adds a new key now, whatever the age of the newest (and writes the file).
+    public func rotate() throws {
+        guard configuration.role == .writer else { return }
+        var generator = SystemRandomNumberGenerator()
+        var keys = state.withLockedValue { $0.keys }
+        var id = generator.next() as UInt32
+        while keys.contains(where: { $0.id == id }) { id = generator.next() }
+        keys.append(MasterKey(id: id, created: timeBase.wallNow(), key: (0..<32).map { _ in generator.next() }))
+        keys = Array(keys.suffix(configuration.retainedKeys))
+        if let path { try Self.write(keys, to: path) }
+        state.withLockedValue { $0.keys = keys }
+    }
+
+    /// A cookie holding the association's keys, sealed under the newest master key.
+    public func makeCookie(clientToServer: [UInt8], serverToClient: [UInt8]) -> [UInt8] {
+        guard let key = state.withLockedValue({ $0.keys.last }) else { return [] }
+        var generator = SystemRandomNumberGenerator()
+        let nonce: [UInt8] = (0..<16).map { _ in generator.next() }
+        let identifier = Self.bytes(key.id)
+        let plaintext = NTSAEADAlgorithm.aesSIVCMAC256.bigEndianPair + [0, 0] + clientToServer + serverToClient
+        let sealed = (try? AESSIVCMAC256(key: key.key))?.seal(plaintext, nonce: nonce, associatedData: identifier) ?? []
+        return identifier + nonce + sealed
+    }
+
+    /// The association's keys in a cookie, or `nil` when no master key held opens it.
+    public func openCookie(_ cookie: [UInt8]) -> (clientToServer: [UInt8], serverToClient: [UInt8])? {
+        guard cookie.count == Self.cookieLength else { return nil }
+        let id = UInt32(cookie[0]) << 24 | UInt32(cookie[1]) << 16 | UInt32(cookie[2]) << 8 | UInt32(cookie[3])
+        var key = state.withLockedValue { $0.keys.first { $0.id == id } }
+        if key == nil, configuration.role == .reader, reloadIfAllowed() {
+            key = state.withLockedValue { $0.keys.first { $0.id == id } }
+        }
+        guard let key, let cipher = try? AESSIVCMAC256(key: key.key),
+            let plaintext = cipher.open(Array(cookie[20...]), nonce: Array(cookie[4..<20]), associatedData: Array(cookie[0..<4])),
+            plaintext.count == 68, plaintext[0] == 0, plaintext[1] == UInt8(NTSAEADAlgorithm.aesSIVCMAC256)
+        else { return nil }
+        return (Array(plaintext[4..<36]), Array(plaintext[36..<68]))
+    }
+
+    /// Checks an NTS request: its cookie must open under a key held and its Authenticator verify with
+    /// the client-to-server key inside. The reply carries a new cookie for the cookie and one per
+    /// placeholder, sealed with the server-to-client key.
+    public func authenticate(_ request: NTPPacket) -> NTPRequestAuthentication {
+        let nts: NTSServerRequest
+        do {
+            guard let parsed = try NTSServerRequest(request) else { return .none }
+            nts = parsed
+        } catch {
+            return .drop(.malformedNTS)
+        }
+        guard let keys = openCookie(nts.cookie) else {
+            return .negativeAcknowledgment { nts.negativeAcknowledgment($0) }
+        }
+        guard let clientToServer = try? AESSIVCMAC256(key: keys.clientToServer), nts.isAuthentic(with: clientToServer),
+            let serverToClient = try? AESSIVCMAC256(key: keys.serverToClient)
+        else { return .drop(.unauthenticated) }
+        let cookies = (0...nts.placeholders).map { _ in makeCookie(clientToServer: keys.clientToServer, serverToClient: keys.serverToClient) }
+        var generator = SystemRandomNumberGenerator()
+        let nonce: [UInt8] = (0..<16).map { _ in generator.next() }
+        return .authenticated { reply in nts.seal(reply, cookies: cookies, cipher: serverToClient, nonce: nonce) }
+    }
+
+    /// A reader: loads the file again if the last load is a second old.
+    /// - Returns: Whether the keys were reloaded.
+    private func reloadIfAllowed() -> Bool {
+        let now = timeBase.monotonicNow()
+        let allowed = state.withLockedValue { state -> Bool in
+            if let last = state.lastReload, last.duration(to: now) < .seconds(1) { return false }
+            state.lastReload = now
+            return true
+        }
+        guard allowed, let keys = try? load(), !keys.isEmpty else { return false }
+        state.withLockedValue { $0.keys = keys }
+        return true
+    }
+
+    private func load() throws -> [MasterKey] {
+        guard let path else { return [] }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if configuration.role == .writer && !FileManager.default.fileExists(atPath: path) { return [] }
+            throw NTSKeyFileError("\(path): cannot be read")
+        }
+        return try Self.parse(String(decoding: data, as: UTF8.self), path: path)
+    }
+
+    /// The file's text: a header line, then one key a line (identifier, creation in Unix seconds, key),
+    /// oldest first.
+    static func format(_ keys: [MasterKey]) -> String {
+        var text = "# TimeSync NTS master keys: identifier, created (Unix seconds), key. Secret: keep this file private.\n"
+        text += "timesync-nts-keys 1\n"
+        for key in keys {
+            text += "\(hex(bytes(key.id))) \(key.created.seconds) \(hex(key.key))\n"
+        }
+        return text
+    }
+
+    /// Reads a key file.
+    /// - Throws: ``NTSKeyFileError`` naming the line that does not parse.
+    static func parse(_ text: String, path: String) throws(NTSKeyFileError) -> [MasterKey] {
+        var keys: [MasterKey] = []
+        var sawHeader = false
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.split(whereSeparator: \.isWhitespace)
+            if trimmed.isEmpty || trimmed[0].hasPrefix("#") { continue }
+            if !sawHeader {
+                guard trimmed == ["timesync-nts-keys", "1"] else { throw NTSKeyFileError("\(path):\(index + 1): not a TimeSync NTS key file (version 1)") }
+                sawHeader = true
+                continue
+            }
+            guard trimmed.count == 3, trimmed[0].count == 8, let id = TLSExporter.hexBytes(trimmed[0]), let seconds = Int64(trimmed[1]),
+                (0...(Int64(1) << 34)).contains(seconds), let key = TLSExporter.hexBytes(trimmed[2]), key.count == 32
+            else { throw NTSKeyFileError("\(path):\(index + 1): expected 'IDENTIFIER(8 hex) CREATED(Unix seconds) KEY(64 hex)'") }
+            let value = id.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard !keys.contains(where: { $0.id == value }) else { throw NTSKeyFileError("\(path):\(index + 1): key \(trimmed[0]) appears twice") }
+            keys.append(MasterKey(id: value, created: UnixTime(seconds: seconds), key: key))
+        }
+        guard sawHeader else { throw NTSKeyFileError("\(path): empty, not a TimeSync NTS key file") }
+        return keys
+    }
+
+    private static func write(_ keys: [MasterKey], to path: String) throws {
+        let temporary = path + ".tmp"
+        let data = Data(format(keys).utf8)
+        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw NTSKeyFileError("\(temporary): cannot be written")
+        }
+        // rename(2) replaces the file at once: a reader sees the old keys or the new, never half a file.
+        guard rename(temporary, path) == 0 else {
+            throw NTSKeyFileError("\(path): cannot be replaced: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    static func bytes(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
+    }
+}
+
+extension UInt16 {
+    fileprivate var bigEndianPair: [UInt8] { [UInt8(self >> 8), UInt8(truncatingIfNeeded: self)] }
+}
+
+/// A key file that cannot be read, written or parsed, or a reader with no keys: nothing changes.
+public struct NTSKeyFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file, the line and what is wrong.
+    public let detail: String
+    init(_ detail: String) { self.detail = detail }
+    public var description: String { "NTS key file: \(detail)" }
+}
+#endif

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+import TimeSync
+import TimeSyncTesting
+@testable import TimeSyncNTS
+
+/// The master keys: cookies, rotation, and the key file a fleet shares.
+@Suite struct NTSServerKeysTests {
+    let c2s = [UInt8](repeating: 1, count: 32)
+    let s2c = [UInt8](repeating: 2, count: 32)
+
+    func directory() throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nts-keys-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    @Test func aCookieOpensToItsKeysAndNothingElseOpens() throws {
+        let keys = try NTSServerKeys()
+        let cookie = keys.makeCookie(clientToServer: c2s, serverToClient: s2c)
+        #expect(cookie.count == NTSServerKeys.cookieLength)
+        let opened = try #require(keys.openCookie(cookie))
+        #expect(opened.clientToServer == c2s && opened.serverToClient == s2c)
+        for index in cookie.indices {
+            var altered = cookie
+            altered[index] ^= 0x04
+            #expect(keys.openCookie(altered) == nil, "byte \(index) altered")
+        }
+        #expect(try NTSServerKeys().openCookie(cookie) == nil, "another server's keys")
+        #expect(keys.openCookie(Array(cookie.dropLast())) == nil)
+    }
+
+    /// Rotation keeps the newest keys: a cookie under a retained key still opens, one under a key
+    /// rotated out does not.
+    @Test func rotationKeepsRecentKeys() throws {
+        let timeBase = ManualTimeBase()
+        let keys = try NTSServerKeys(configuration: .init(rotationInterval: .seconds(3600), retainedKeys: 2), timeBase: timeBase)
+        let old = keys.makeCookie(clientToServer: c2s, serverToClient: s2c)
+        timeBase.advance(by: .seconds(1800))
+        try keys.rotateIfDue()
+        #expect(keys.keyIdentifiers.count == 1, "not due yet")
+        timeBase.advance(by: .seconds(1800))
+        try keys.rotateIfDue()
+        #expect(keys.keyIdentifiers.count == 2)
+        #expect(keys.openCookie(old) != nil, "the previous key is still accepted")
+        let newer = keys.makeCookie(clientToServer: c2s, serverToClient: s2c)
+        #expect(newer.prefix(4) != old.prefix(4), "new cookies use the new key")
+        timeBase.advance(by: .seconds(3600))
+        try keys.rotateIfDue()
+        #expect(keys.openCookie(old) == nil, "rotated out")
+        #expect(keys.openCookie(newer) != nil)
+    }
+
+    /// A reader opens the cookies the writer issues, and follows a rotation when a cookie names a key
+    /// it does not know yet.
+    @Test func aReaderSharesTheWritersKeysThroughTheDirectory() throws {
+        let path = try directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let timeBase = ManualTimeBase()
+        #expect(throws: NTSKeyFileError.self) { try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase) }
+        let writer = try NTSServerKeys(configuration: .init(directory: path), timeBase: timeBase)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path + "/ntskeys")
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let reader = try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase)
+        #expect(reader.openCookie(writer.makeCookie(clientToServer: c2s, serverToClient: s2c))?.serverToClient == s2c)
+        try writer.rotate()
+        let rotated = writer.makeCookie(clientToServer: c2s, serverToClient: s2c)
+        timeBase.advance(by: .seconds(2))
+        #expect(reader.openCookie(rotated)?.clientToServer == c2s, "the reader reloads for an unknown key")
+        #expect(reader.keyIdentifiers == writer.keyIdentifiers)
+        // A writer restarted on the directory keeps the keys it finds.
+        let restarted = try NTSServerKeys(configuration: .init(directory: path), timeBase: timeBase)
+        #expect(restarted.openCookie(rotated) != nil)
+    }
+
+    /// A key file edited by hand into nonsense: a typed error naming the line, and the keys held stay.
+    @Test func aBadKeyFileChangesNothing() throws {
+        let path = try directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let timeBase = ManualTimeBase()
+        let writer = try NTSServerKeys(configuration: .init(directory: path), timeBase: timeBase)
+        let reader = try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase)
+        let file = path + "/ntskeys"
+        let good = try String(contentsOfFile: file, encoding: .utf8)
+        for bad in [
+            good + "zzzzzzzz 1 00\n",
+            good.replacingOccurrences(of: "timesync-nts-keys 1", with: "timesync-nts-keys 2"),
+            good + good.split(separator: "\n").last! + "\n",
+            "",
+        ] {
+            try bad.write(toFile: file, atomically: true, encoding: .utf8)
+            #expect(throws: NTSKeyFileError.self) { try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase) }
+        }
+        do {
+            try (good + "0000000g 1 00\n").write(toFile: file, atomically: true, encoding: .utf8)
+            _ = try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase)
+            Issue.record("a malformed line was accepted")
+        } catch let error as NTSKeyFileError {
+            #expect(error.description.contains("ntskeys:4:"), "names the line: \(error)")
+        }
+        timeBase.advance(by: .seconds(2))
+        let unknown = try NTSServerKeys().makeCookie(clientToServer: c2s, serverToClient: s2c)
+        #expect(reader.openCookie(unknown) == nil, "the reload fails")
+        #expect(reader.openCookie(writer.makeCookie(clientToServer: c2s, serverToClient: s2c)) != nil, "and the keys held still work")
+    }
+}
