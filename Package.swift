@@ -241,6 +241,7 @@ let package = Package(
             dependencies: [
                 "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient",
                 "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

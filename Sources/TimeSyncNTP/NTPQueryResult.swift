@@ -36,7 +36,7 @@ public struct NTPQueryResult: Sendable {
 
     /// Builds a result from a calibration, converting θ (server − monotonic) to server − wall with a
     /// monotonic/wall/monotonic reading of the time base; the reading's spread widens the bounds.
-    init(
+    package init(
         server: NTPServerAddress, address: IPEndpoint, calibration: Calibration, replies: [NTPReply],
         samples: [OffsetSample], timeBase: any TimeBase
     ) {

@@ -141,10 +141,12 @@ public struct NTSKeyExchange: Sendable {
             return error.prefixed(name)
         case let error as NIOSSLError:
             let text = "\(error)"
-            if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate") {
-                return NTSKEError(.untrustedCertificate, "\(name): \(text)")
+            if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                return NTSKEError(.untrustedCertificate, "\(name): certificate verification failed")
             }
-            return NTSKEError(.tls, "\(name): \(text)")
+            // BoringSSL's reason, without its error stack's file names.
+            let reason = text.range(of: "OPENSSL_internal:").map { text[$0.upperBound...].prefix { $0 != " " } }.map(String.init) ?? text
+            return NTSKEError(.tls, "\(name): \(reason)")
         case let error as NIOSSLExtraError:
             return NTSKEError(.untrustedCertificate, "\(name): \(error)")
         default:

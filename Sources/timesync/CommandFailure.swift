@@ -7,6 +7,7 @@ import TimeSyncHTTP
 import TimeSyncHummingbird
 import TimeSyncNTP
 import TimeSyncNTPServer
+import TimeSyncNTS
 
 /// A failed `timesync` command as its user sees it: a stable kind, what happened, and what to do.
 ///
@@ -49,6 +50,10 @@ struct CommandFailure: Error, CustomStringConvertible {
         case unsynchronized
         /// Two different replies came to one NTP request: someone on the path answered too.
         case conflictingReplies
+        /// NTS: no reply came back authenticated (altered, forged or stripped replies, or an NTS NAK).
+        case unauthenticated
+        /// NTS: the key-exchange server refused, or its answer cannot be used.
+        case keyExchangeFailed
         /// The samples contradict each other: no majority agrees on an offset.
         case noMajority
         /// The server answered, but without a usable time (a missing or malformed header, a cached
@@ -115,6 +120,17 @@ extension CommandFailure {
             return ntpClient(error, at: at)
         case let error as NTPReplyError:
             return ntpReply(error, at: at)
+        case let error as NTSKEError:
+            return ntsKeyExchange(error)
+        case let error as NTSReplyError:
+            if let ntp = error.ntp { return ntpReply(ntp, at: at) }
+            return CommandFailure(
+                kind: .unauthenticated, message: "no authenticated reply from\(at): \(error)",
+                help: error == .negativeAcknowledgment
+                    ? "Query again: the next query makes a new key exchange."
+                    : "Query again from another network; if it persists, someone on the path alters or forges the server's replies.")
+        case let error as NTSKeyFileError:
+            return CommandFailure(kind: .failed, message: "\(error)", help: "Check the file: its path, its permissions and its contents.")
         case let error as SampleConsensusError:
             return CommandFailure(
                 kind: .noMajority, message: "the samples of\(at) contradict each other: \(error)",
@@ -153,6 +169,26 @@ extension CommandFailure {
                 help: "For a server on your own network give its IP address, or pass --allow-local-addresses.")
         default:
             return CommandFailure(kind: .unreachable, message: "\(error)", help: "Check the address and this machine's network connection.")
+        }
+    }
+
+    private static func ntsKeyExchange(_ error: NTSKEError) -> CommandFailure {
+        switch error {
+        case .untrustedCertificate:
+            return CommandFailure(
+                kind: .tlsFailure, message: "\(error)",
+                help: "Give the certificate authority that signed the server's certificate (--ca-file FILE), or check that the URL names the host the certificate is for.")
+        case .tls, .noApplicationProtocol:
+            return CommandFailure(kind: .tlsFailure, message: "\(error)", help: "Check that the port serves NTS-KE (TLS 1.3, ALPN ntske/1; 4460 by default).")
+        case .connection:
+            return CommandFailure(
+                kind: .refused, message: "\(error)",
+                help: "Check the host and the NTS-KE port (4460 by default), or start a server (timesync serve --nts-ke HOST:PORT --cert FILE --key FILE).")
+        case .timeout:
+            return CommandFailure(kind: .timeout, message: "\(error)", help: "Check that the server answers NTS-KE on that port, or raise --timeout.")
+        default:
+            return CommandFailure(
+                kind: .keyExchangeFailed, message: "\(error)", help: "Use another NTS server, or tell its operator what it answered.")
         }
     }
 

@@ -8,18 +8,21 @@ import TimeSyncNTPServer
 /// `timesync query URL`: measure one server's clock against this machine's, like `sntp` / `ntpdig`.
 struct Query: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure a server's clock: ntp://HOST[:PORT] or http(s)://HOST[:PORT][/PATH].",
+        abstract: "Measure a server's clock: ntp://HOST[:PORT], nts://HOST[:PORT] or http(s)://HOST[:PORT][/PATH].",
         discussion: """
             Prints one line: the server's time, the offset (server − this machine's wall clock, positive \
             when the server is ahead) +/- its error bound, the server, then for NTP the address that \
             answered, the stratum and the leap indicator, for HTTP the header used (header or date); \
-            then the samples used, for HTTP the requests sent, and the lowest delay in seconds. HTTP \
+            then the samples used, for HTTP the requests sent, and the lowest delay in seconds. NTS \
+            (nts://, RFC 8915) makes a key exchange over TLS with the server (port 4460 by default), then \
+            authenticated NTP exchanges with the NTP server it names; its line ends with "nts", the key \
+            exchange's duration and any replies dropped as unauthenticated. HTTP \
             servers are measured with the precise TimeSync header when they send it, else with their \
             Date header. On failure: the error and what to do on stderr, exit status 1 (64 for a \
             usage error).
             """)
 
-    @Argument(help: "The server: ntp://HOST[:PORT], http://HOST[:PORT][/PATH] or https://…")
+    @Argument(help: "The server: ntp://HOST[:PORT], nts://HOST[:PORT] (NTS-KE port, 4460 by default), http://HOST[:PORT][/PATH] or https://…")
     var url: String
 
     @Option(
@@ -35,6 +38,9 @@ struct Query: AsyncParsableCommand {
     @Flag(help: "NTP: use the addresses a host name resolves to even when they are loopback, private or link-local (by default only public ones; an IP literal or localhost is always used).")
     var allowLocalAddresses = false
 
+    @Option(help: "NTS: a PEM file of certificate authorities to trust for the key-exchange server, beside the system's (repeatable).")
+    var caFile: [String] = []
+
     @Flag(help: "HTTP: use the Date header even when the server sends the precise header.")
     var dateOnly = false
 
@@ -49,8 +55,20 @@ struct Query: AsyncParsableCommand {
             throw ValidationError("--timeout \(timeout): give seconds, more than 0 and at most 60")
         }
         let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        guard ["ntp", "http", "https"].contains(scheme), url.contains("://") else {
-            throw ValidationError("'\(url)' is not an ntp://, http:// or https:// URL")
+        guard ["ntp", "nts", "http", "https"].contains(scheme), url.contains("://") else {
+            throw ValidationError("'\(url)' is not an ntp://, nts://, http:// or https:// URL")
+        }
+        if scheme != "nts", !caFile.isEmpty { throw ValidationError("--ca-file applies to nts:// URLs, not to '\(url)'") }
+        for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("--ca-file '\(file)': no readable file there; give a PEM file of certificate authorities")
+        }
+        if scheme == "nts" {
+            if dateOnly { throw ValidationError("--date-only applies to http(s) URLs, not to '\(url)'") }
+            do {
+                _ = try NTSURL(url)
+            } catch {
+                throw ValidationError("\(error); give nts://HOST[:PORT], e.g. nts://time.cloudflare.com or nts://127.0.0.1:4460")
+            }
         }
         if scheme == "ntp" {
             if dateOnly { throw ValidationError("--date-only applies to http(s) URLs, not to '\(url)'") }
@@ -64,7 +82,11 @@ struct Query: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            if url.lowercased().hasPrefix("ntp://") {
+            if url.lowercased().hasPrefix("nts://") {
+                print(
+                    try await runNTSQuery(
+                        url: url, samples: samples, timeout: timeout, caFiles: caFile, allowLocalAddresses: allowLocalAddresses, json: json))
+            } else if url.lowercased().hasPrefix("ntp://") {
                 print(try await runNTPQuery(url: url, samples: samples, timeout: timeout, allowLocalAddresses: allowLocalAddresses, json: json))
             } else {
                 print(try await runHTTPQuery(url: url, samples: samples, dateOnly: dateOnly, timeout: timeout, json: json))
@@ -79,6 +101,7 @@ struct Query: AsyncParsableCommand {
     /// `host:port` of the URL, for messages (the scheme's default port when it names none).
     static func server(of url: String) -> String? {
         if url.lowercased().hasPrefix("ntp://") { return (try? NTPServerAddress(validating: url))?.description }
+        if url.lowercased().hasPrefix("nts://") { return (try? NTSURL(url)).map { HostPort.format(host: $0.host, port: $0.port) } }
         guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else { return nil }
         let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         return HostPort.format(host: host, port: port)
@@ -109,6 +132,14 @@ struct QueryReport: Encodable {
     var referenceID: String?
     /// NTP: leap indicator, `none`, `insert`, `delete` or `unsynchronized`.
     var leap: String?
+    /// NTS: the NTP server the key exchange named, `address:port`.
+    var ntpServer: String?
+    /// NTS: whether the replies were authenticated (always, when there is a report).
+    var authenticated: Bool?
+    /// NTS: how long the key exchange took, seconds.
+    var keyExchange: Double?
+    /// NTS: datagrams dropped (altered, forged, unauthenticated, stray), by reason.
+    var dropped: [String: Int]?
     /// NTP: root delay / 2 + root dispersion, seconds.
     var rootDistance: Double?
 

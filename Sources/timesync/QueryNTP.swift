@@ -33,6 +33,11 @@ func runNTPQuery(url: String, samples: Int, timeout: Double, allowLocalAddresses
 
 /// The result as JSON (sorted keys, one line).
 func ntpQueryJSON(_ result: NTPQueryResult) throws -> String {
+    try compactJSON(ntpQueryReport(result))
+}
+
+/// The result as the report `--json` prints.
+func ntpQueryReport(_ result: NTPQueryResult) -> QueryReport {
     var report = QueryReport(
         server: result.server.description, offset: result.wallClockOffset.secondsValue, error: result.error.secondsValue,
         delay: result.delay.secondsValue, samples: result.samples.count,
@@ -42,7 +47,7 @@ func ntpQueryJSON(_ result: NTPQueryResult) throws -> String {
     report.referenceID = result.referenceID.description
     report.leap = leapName(result.leap)
     report.rootDistance = result.rootDistance.secondsValue
-    return try compactJSON(report)
+    return report
 }
 
 /// The result as one line, like `sntp`'s, then the samples and the delay like the HTTP query's:

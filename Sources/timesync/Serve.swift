@@ -4,12 +4,21 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TimeSyncHummingbird
+import TimeSyncNTS
 
 /// `timesync serve`: an SNTP server and/or an HTTP `/time` endpoint with the timestamp middleware, in
 /// one process, until SIGINT or SIGTERM.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve time: SNTP (--ntp HOST:PORT) and/or HTTP /time with the timestamp header (--http HOST:PORT).")
+        abstract: "Serve time: SNTP (--ntp HOST:PORT), NTS (--nts-ke HOST:PORT) and/or HTTP /time with the timestamp header (--http HOST:PORT).",
+        discussion: """
+            NTS (RFC 8915): --nts-ke HOST:PORT --cert FILE --key FILE serves key exchanges over TLS 1.3, and the \
+            --ntp server answers NTS requests authenticated. The master keys that seal the cookies are rotated \
+            every --nts-key-rotation seconds (the three newest are accepted). With --nts-key-dir DIR they are \
+            kept in DIR/ntskeys, which NTP servers on other hosts read to answer the same clients: run \
+            'serve --ntp HOST:PORT --nts-key-dir DIR' there (no --nts-ke), and name one of them to clients \
+            with --nts-ntp-server HOST:PORT on the key-exchange server.
+            """)
 
     @Option(help: "Serve SNTP on this UDP address, e.g. 127.0.0.1:12300 or [::1]:123.")
     var ntp: String?
@@ -59,11 +68,60 @@ struct Serve: AsyncParsableCommand {
         valueName: "N"))
     var httpMaxConnectionsPerAddress: Int = 256
 
+    @Option(help: "NTS: serve key exchanges (TLS 1.3, ALPN ntske/1) on this TCP address, e.g. 0.0.0.0:4460; needs --cert and --key.")
+    var ntsKe: String?
+
+    @Option(help: "NTS: the PEM certificate chain of the key-exchange server, leaf first.")
+    var cert: String?
+
+    @Option(help: "NTS: the PEM private key of --cert's leaf certificate.")
+    var key: String?
+
+    @Option(help: "NTS: keep the master keys in DIR/ntskeys (mode 0600), shared with the fleet's NTP servers; without --nts-ke, answer NTS with the keys found there.")
+    var ntsKeyDir: String?
+
+    @Option(help: "NTS: the NTP server (HOST:PORT) key exchanges tell clients to use (default: this process's --ntp port, on the key-exchange host).")
+    var ntsNtpServer: String?
+
+    @Option(parsing: .unconditional, help: "NTS: seconds between rotations of the master key (60 to 31536000).")
+    var ntsKeyRotation: Double = 86_400
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
     func validate() throws {
-        guard ntp != nil || http != nil else { throw ValidationError("nothing to serve: give --ntp HOST:PORT, --http HOST:PORT, or both") }
+        guard ntp != nil || http != nil || ntsKe != nil else {
+            throw ValidationError("nothing to serve: give --ntp HOST:PORT, --nts-ke HOST:PORT, --http HOST:PORT, or several")
+        }
+        if let ntsKe {
+            _ = try Self.address(ntsKe, flag: "--nts-ke")
+            guard cert != nil, key != nil else { throw ValidationError("--nts-ke needs --cert FILE and --key FILE (PEM)") }
+            guard ntp != nil || ntsNtpServer != nil else {
+                throw ValidationError("--nts-ke needs an NTP server for its clients: --ntp HOST:PORT here, or --nts-ntp-server HOST:PORT elsewhere")
+            }
+            if ntsNtpServer == nil, let ntp, parseHTTPAddress(ntp)?.port == 0 {
+                throw ValidationError("--nts-ke tells clients the --ntp port: give --ntp a port other than 0")
+            }
+        } else {
+            guard cert == nil, key == nil, ntsNtpServer == nil else { throw ValidationError("--cert, --key and --nts-ntp-server go with --nts-ke") }
+            if ntsKeyDir != nil, ntp == nil { throw ValidationError("--nts-key-dir without --nts-ke needs --ntp: the NTP server that answers NTS") }
+        }
+        for (flag, file) in [("--cert", cert), ("--key", key)] {
+            if let file, !FileManager.default.isReadableFile(atPath: file) { throw ValidationError("\(flag) '\(file)': no readable file there") }
+        }
+        if let ntsKeyDir {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: ntsKeyDir, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--nts-key-dir '\(ntsKeyDir)': no directory there")
+            }
+        }
+        if let ntsNtpServer {
+            let address = try Self.address(ntsNtpServer, flag: "--nts-ntp-server")
+            guard (1...65_535).contains(address.port) else { throw ValidationError("--nts-ntp-server '\(ntsNtpServer)': give a port from 1 to 65535") }
+        }
+        guard ntsKeyRotation.isFinite, (60...31_536_000).contains(ntsKeyRotation) else {
+            throw ValidationError("--nts-key-rotation \(ntsKeyRotation): give 60 to 31536000 seconds")
+        }
         if let ntp { _ = try Self.address(ntp, flag: "--ntp") }
         if let http { _ = try Self.address(http, flag: "--http") }
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -107,6 +165,19 @@ struct Serve: AsyncParsableCommand {
             maximumConnections: httpMaxConnections, maximumConnectionsPerAddress: httpMaxConnectionsPerAddress)
     }
 
+    /// The master keys NTS needs: made and rotated with --nts-ke (in --nts-key-dir when given), read
+    /// from --nts-key-dir without it; `nil` when this process serves no NTS.
+    func ntsKeys() throws -> NTSServerKeys? {
+        if ntsKe != nil {
+            return try NTSServerKeys(
+                configuration: .init(directory: ntsKeyDir, role: .writer, rotationInterval: .seconds(double: ntsKeyRotation)))
+        }
+        if let ntsKeyDir {
+            return try NTSServerKeys(configuration: .init(directory: ntsKeyDir, role: .reader, rotationInterval: .seconds(double: ntsKeyRotation)))
+        }
+        return nil
+    }
+
     var parsedRateLimit: Double? {
         if rateLimit == "off" { return .infinity }
         guard let value = Double(rateLimit), value.isFinite, value > 0 else { return nil }
@@ -121,10 +192,32 @@ struct Serve: AsyncParsableCommand {
         }
         let logger = Logger(label: "timesync.serve")
         var services: [any Service] = []
-        if let ntp, let address = parseHTTPAddress(ntp) {
-            services.append(try makeNTPServerService(
-                host: address.host, port: address.port, rateLimit: parsedRateLimit, threads: threads,
-                localStratum: localStratum, logger: logger))
+        do {
+            let keys = try ntsKeys()
+            if let ntp, let address = parseHTTPAddress(ntp) {
+                services.append(try makeNTPServerService(
+                    host: address.host, port: address.port, rateLimit: parsedRateLimit, threads: threads,
+                    localStratum: localStratum, authenticator: keys, logger: logger))
+            }
+            if let keys, let ntsKe, let address = parseHTTPAddress(ntsKe), let cert, let key {
+                var ntpServer: String?
+                var ntpPort: UInt16?
+                if let ntsNtpServer, let named = parseHTTPAddress(ntsNtpServer) {
+                    ntpServer = named.host
+                    ntpPort = named.port == 123 ? nil : UInt16(named.port)
+                } else if let ntp, let local = parseHTTPAddress(ntp), local.port != 123 {
+                    // Port 0 is known once bound: the key-exchange server is told then.
+                    ntpPort = local.port == 0 ? nil : UInt16(local.port)
+                }
+                services.append(
+                    try NTSKEServer(
+                        configuration: .init(
+                            host: address.host, port: address.port, certificateChainFile: cert, privateKeyFile: key, ntpServer: ntpServer,
+                            ntpPort: ntpPort),
+                        keys: keys, logger: logger))
+            }
+        } catch {
+            throw CommandFailure.from(error)
         }
         if let http, let address = parseHTTPAddress(http) {
             services.append(try makeHTTPServerService(host: address.host, port: address.port, limits: httpLimits, logger: logger))

@@ -18,11 +18,13 @@ import TimeSyncNTPServer
 ///   - threads: Sockets sharing the port, one event loop each (`nil`: one per core).
 ///   - localStratum: The stratum to serve an unsynchronized clock at (`nil`: tell clients it is not
 ///     synchronized).
+///   - authenticator: Checks NTS requests and seals their replies (`nil`: plain SNTP only).
 ///   - logger: The server's logger; the bound address is logged at `info` once listening.
 /// - Returns: The service.
 /// - Throws: ``CommandFailure`` (`invalidArgument`) for an empty host or a port outside 0–65535.
 func makeNTPServerService(
-    host: String, port: Int, rateLimit: Double? = nil, threads: Int? = nil, localStratum: UInt8? = nil, logger: Logger
+    host: String, port: Int, rateLimit: Double? = nil, threads: Int? = nil, localStratum: UInt8? = nil,
+    authenticator: (any NTPRequestAuthenticator)? = nil, logger: Logger
 ) throws -> some Service {
     guard !host.isEmpty, (0...65_535).contains(port) else {
         throw CommandFailure.invalidArgument(
@@ -31,6 +33,6 @@ func makeNTPServerService(
     var configuration = NTPServerConfiguration(host: host, port: port, threads: threads ?? NTPServerConfiguration.availableCores)
     if let rateLimit { configuration.rateLimit = rateLimit }
     configuration.localStratum = localStratum
-    return NTPServer(configuration: configuration, logger: logger)
+    return NTPServer(configuration: configuration, authenticator: authenticator, logger: logger)
 }
 #endif

@@ -7,6 +7,7 @@ import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 import TimeSyncNTP
 import TimeSyncNTPServer
+import TimeSyncNTS
 
 /// `timesync watch`: a synchronizer on the given sources, one line per calibration — `chronyc tracking`
 /// and `sources` in one.
@@ -14,7 +15,8 @@ struct Watch: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Keep a clock synchronized to several sources; print each update.",
         discussion: """
-            Sources are ntp://host[:port] or http(s):// URLs (the precise TimeSync-Time header, else the \
+            Sources are ntp://host[:port], nts://host[:port] (NTS, RFC 8915: authenticated NTP after a key \
+            exchange on port 4460 by default; --ca-file adds certificate authorities) or http(s):// URLs (the precise TimeSync-Time header, else the \
             refined Date). Each line gives the status (synchronized / provisional / unsynchronized / \
             noMajority), server time − this machine's wall clock and its error (half the bounds' width), \
             and each source's state (selected / falseticker / unselected / suspect / kissed / unsynchronized / \
@@ -23,8 +25,11 @@ struct Watch: AsyncParsableCommand {
             SIGINT/SIGTERM; exits 1 when no source answered at all.
             """)
 
-    @Argument(help: "The sources: ntp://host[:port] or http(s):// URLs.")
+    @Argument(help: "The sources: ntp://host[:port], nts://host[:port] or http(s):// URLs.")
     var sources: [String]
+
+    @Option(help: "NTS: a PEM file of certificate authorities to trust for key-exchange servers, beside the system's (repeatable).")
+    var caFile: [String] = []
 
     @Option(parsing: .unconditional, help: "Stop after this many seconds (default: run until SIGINT or SIGTERM).")
     var duration: Double?
@@ -61,10 +66,14 @@ struct Watch: AsyncParsableCommand {
             throw ValidationError("--interval \(interval): give seconds, from 0.1 to 86400")
         }
         for source in sources { _ = try Self.parse(source) }
+        for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("--ca-file '\(file)': no readable file there; give a PEM file of certificate authorities")
+        }
     }
 
     enum ParsedSource {
         case ntp(NTPServerAddress)
+        case nts(NTSURL)
         case http(String)
     }
 
@@ -77,13 +86,20 @@ struct Watch: AsyncParsableCommand {
                 throw ValidationError("\(error); give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300")
             }
         }
+        if lower.hasPrefix("nts://") {
+            do {
+                return .nts(try NTSURL(source))
+            } catch {
+                throw ValidationError("\(error); give nts://HOST[:PORT], e.g. nts://time.cloudflare.com or nts://127.0.0.1:4460")
+            }
+        }
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             guard let host = URLComponents(string: source)?.host, !host.isEmpty else {
                 throw ValidationError("'\(source)' has no host; give http(s)://HOST[:PORT][/PATH]")
             }
             return .http(source)
         }
-        throw ValidationError("'\(source)' is not an ntp://, http:// or https:// URL")
+        throw ValidationError("'\(source)' is not an ntp://, nts://, http:// or https:// URL")
     }
 
     func run() async throws {
@@ -93,6 +109,11 @@ struct Watch: AsyncParsableCommand {
         for source in sources {
             switch try Self.parse(source) {
             case .ntp(let address): timeSources.append(NTPTimeSource(address, timeBase: timeBase))
+            case .nts(let server):
+                timeSources.append(
+                    NTSTimeSource(
+                        host: server.host, port: server.port, timeBase: timeBase,
+                        configuration: .init(trust: .init(additionalAuthorities: caFile))))
             case .http(let url):
                 timeSources.append(try HTTPTimeSource(url: url, client: client, timeBase: timeBase, timeout: .seconds(double: timeout)))
             }

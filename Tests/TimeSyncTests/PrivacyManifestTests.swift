@@ -64,7 +64,7 @@ import Testing
         #expect(package.contains(#"resources: [.copy("PrivacyInfo.xcprivacy")]"#))
         // The other library modules call no required-reason API of their own: they need no manifest.
         for module in [
-            "TimeSyncHTTP", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncSimulation",
+            "TimeSyncHTTP", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncSimulation",
             "TimeSyncTesting",
         ] {
             let code = try Self.code(of: module)

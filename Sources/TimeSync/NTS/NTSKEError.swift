@@ -73,7 +73,6 @@ public struct NTSKEError: Error, Sendable, Hashable, CustomStringConvertible {
         case .connection: return "cannot connect to the NTS-KE server" + suffix
         case .untrustedCertificate:
             return "the NTS-KE server's certificate is not trusted" + suffix
-                + "; give the CA that signed it (--ca-file), or check the host name"
         case .tls: return "NTS-KE TLS failure" + suffix
         case .incompleteMessage: return "NTS-KE server closed the connection before End of Message" + suffix
         case .noApplicationProtocol: return "the server does not speak NTS-KE (ALPN ntske/1 not agreed)" + suffix
