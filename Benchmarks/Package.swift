@@ -17,7 +17,11 @@ let package = Package(
     ],
     targets: [
         // The SNTP load generator: the same settings against our server and chronyd.
-        .executableTarget(name: "ntp-load", dependencies: ["CBatchSocket"], path: "Tools/ntp-load"),
+        // With --nts-ke, NTS requests after one key exchange.
+        .executableTarget(
+            name: "ntp-load",
+            dependencies: ["CBatchSocket", .product(name: "TimeSyncNTS", package: root), .product(name: "TimeSync", package: root)],
+            path: "Tools/ntp-load"),
         // sendmmsg/recvmmsg, which Glibc's Swift module leaves out.
         .target(name: "CBatchSocket", path: "Tools/CBatchSocket"),
         // The HTTP middleware benchmark's server: one JSON route, with or without TimestampMiddleware.

@@ -10,7 +10,13 @@
    (`timesync query --samples 4`) and `chronyd -Q ... maxsamples 4` measure the shift through the same
    relay settings and seed, four packets each; |measured - shift| for each.
 
+2b. NTS server cost: the same generator with --nts-ke (one key exchange, then NTS requests sealed with
+   its key) against `timesync serve --ntp --nts-ke` and chronyd's NTS server, each on one core, beside
+   plain SNTP to the same servers in the same run: answered requests/s per rate, CPU time per reply at
+   NTS_COST_RATE; and the client's key-exchange time (`timesync query nts://`, 20 runs) against both.
+
 Usage: scripts/bench_ntp.py OUT.json   (expects release builds of timesync, ntp-load and udp-relay)
+       scripts/bench_ntp.py OUT.json --only nts   (section 2b alone, into an existing OUT.json)
 """
 import json
 import os
@@ -34,6 +40,9 @@ SHIFT = 1.5
 RATES = [20000, 40000, 80000, 160000, 240000, 320000, 480000]
 UNPINNED_RATES = [160000, 240000, 320000, 480000]
 COST_RATE = 100000
+NTS_RATES = [10000, 20000, 40000, 80000, 160000]
+NTS_COST_RATE = 20000
+KEY_EXCHANGES = 20
 SEEDS = list(range(1, 21))
 PATH = {"up_ms": 15, "down_ms": 15, "jitter_ms": 8, "spike_probability": 0.05, "spike_ms": 150, "loss": 0.02}
 ASYMMETRIC = dict(PATH, up_ms=25, down_ms=5)
@@ -92,9 +101,9 @@ def chronyd(port, directory, shift=None, cpu=1):
     return p
 
 
-def load(port, rates=None, seconds=2, cpu=0):
+def load(port, rates=None, seconds=2, cpu=0, extra=()):
     cmd = [NTP_LOAD, "--host", "127.0.0.1", "--port", str(port), "--rates", ",".join(map(str, rates or RATES)),
-           "--seconds", str(seconds), "--json"]
+           "--seconds", str(seconds), "--json"] + list(extra)
     if cpu is not None and os.cpu_count() and os.cpu_count() > 1:
         cmd = ["taskset", "-c", str(cpu)] + cmd
     return json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
@@ -107,12 +116,12 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cost(pid, port):
-    """CPU time the server spends per answered request at COST_RATE requests/s (below saturation)."""
+def cost(pid, port, rate=COST_RATE, extra=()):
+    """CPU time the server spends per answered request at `rate` requests/s (below saturation)."""
     before = cpu_seconds(pid)
-    step = load(port, [COST_RATE], seconds=4)[0]
+    step = load(port, [rate], seconds=4, extra=extra)[0]
     used = cpu_seconds(pid) - before
-    return {"rate": COST_RATE, "answered": step["answered"], "cpuSeconds": used,
+    return {"rate": rate, "answered": step["answered"], "cpuSeconds": used,
             "microsecondsPerReply": used / step["answered"] * 1e6 if step["answered"] else None}
 
 
@@ -153,6 +162,68 @@ def throughput(directory):
     chrony = chronyd(port, directory, cpu=None)
     result["unpinned"]["chronyd"] = load(port, UNPINNED_RATES, cpu=None)
     stop(chrony)
+    return result
+
+
+def credentials(directory):
+    """A self-signed P-256 certificate for localhost and 127.0.0.1 (both NTS servers use it)."""
+    cert, key = os.path.join(directory, "nts-cert.pem"), os.path.join(directory, "nts-key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], check=True, capture_output=True)
+    return cert, key
+
+
+def chronyd_nts(port, ke_port, directory, cert, key, cpu=1):
+    dump = os.path.join(directory, f"nts-dump-{port}")
+    os.makedirs(dump, exist_ok=True)
+    conf = os.path.join(directory, f"chrony-nts-{port}.conf")
+    with open(conf, "w") as f:
+        f.write(f"bindaddress 127.0.0.1\nbindaddress ::1\nport {port}\nntsport {ke_port}\nallow 127.0.0.1\nlocal stratum 3\n"
+                f"ntsserverkey {key}\nntsservercert {cert}\nntsdumpdir {dump}\nntsprocesses 0\ncmdport 0\nbindcmdaddress /\n"
+                f"pidfile {directory}/chronyd-{port}.pid\n")
+    privileges = ["-u", "root"] if os.geteuid() == 0 else ["-U"]
+    p = start(["chronyd", "-x", "-d"] + privileges + ["-f", conf], cpu=cpu)
+    time.sleep(1.0)
+    return p
+
+
+def key_exchanges(ke_port, cert):
+    """The key-exchange time `timesync query nts://` reports, KEY_EXCHANGES runs, in ms."""
+    times = []
+    for _ in range(KEY_EXCHANGES):
+        out = subprocess.run([TIMESYNC, "query", f"nts://127.0.0.1:{ke_port}", "--ca-file", cert, "--samples", "1", "--json"],
+                             capture_output=True, text=True)
+        if out.returncode == 0 and json.loads(out.stdout).get("keyExchange") is not None:
+            times.append(json.loads(out.stdout)["keyExchange"] * 1e3)
+    return times
+
+
+def nts(directory):
+    """Section 2b: each NTS server alone on core 1, the generator on core 0; NTS and plain SNTP to the
+    same server, then the CPU cost per reply of each at NTS_COST_RATE, then the key-exchange times."""
+    cert, key = credentials(directory)
+    result = {"rates": NTS_RATES, "costRate": NTS_COST_RATE}
+    for name in ("timesync", "chronyd"):
+        port, ke_port = free_port(), free_port()
+        if name == "timesync":
+            server = start([TIMESYNC, "serve", "--ntp", f"127.0.0.1:{port}", "--nts-ke", f"127.0.0.1:{ke_port}", "--cert", cert,
+                            "--key", key, "--rate-limit", "off", "--local-stratum", "3", "--log-level", "warning"], cpu=1)
+            time.sleep(1.0)
+            pid = server.pid
+        else:
+            server = chronyd_nts(port, ke_port, directory, cert, key)
+            pid = chronyd_pid(directory, port)
+        extra = ["--nts-ke", f"127.0.0.1:{ke_port}", "--ca-file", cert]
+        print(f"  {name}: NTS and plain SNTP, rates {NTS_RATES}…", file=sys.stderr)
+        result[name] = {
+            "nts": load(port, NTS_RATES, extra=extra),
+            "plain": load(port, NTS_RATES),
+            "costNTS": cost(pid, port, NTS_COST_RATE, extra=extra),
+            "costPlain": cost(pid, port, NTS_COST_RATE),
+            "keyExchangeMilliseconds": key_exchanges(ke_port, cert),
+        }
+        stop(server)
     return result
 
 
@@ -233,6 +304,14 @@ def main():
             with open(out, "w") as f:
                 json.dump({"oneShot": one_shot(directory)}, f, indent=2)
             return
+        if only == "nts":
+            with open(out) as f:
+                result = json.load(f)
+            print("  NTS server cost…", file=sys.stderr)
+            result["nts"] = nts(directory)
+            with open(out, "w") as f:
+                json.dump(result, f, indent=2)
+            return
         if only == "accuracy":
             # The client's accuracy sections alone, measured anew into an existing OUT.json (its
             # throughput figures are kept).
@@ -247,6 +326,8 @@ def main():
             return
         print("  throughput…", file=sys.stderr)
         result = {"throughput": throughput(directory), "rates": RATES}
+        print("  NTS server cost…", file=sys.stderr)
+        result["nts"] = nts(directory)
         print("  accuracy through the relay (symmetric base, random asymmetry)…", file=sys.stderr)
         result["accuracy"] = accuracy(directory, PATH, SEEDS)
         print("  accuracy through the relay (fixed 20 ms asymmetry)…", file=sys.stderr)
@@ -261,6 +342,38 @@ def main():
 def summarize(errors):
     values = [abs(e) for e in errors if e is not None]
     return (statistics.median(values), max(values), len(values)) if values else (float("nan"), float("nan"), 0)
+
+
+def nts_section(n):
+    """Markdown for section 2b."""
+    lines = ["## 2b. NTS server cost", "",
+             "`ntp-load --nts-ke` makes one key exchange, then offers NTS requests sealed with its key (one cookie, "
+             "placeholders none: each request costs the server the cookie's decryption, the authenticator's check and "
+             "a sealed reply with a new cookie) at each rate for 2 s; then plain SNTP at the same rates to the same "
+             "server. Each server alone on core 1, the generator on core 0: `timesync serve --ntp … --nts-ke …` (one "
+             "socket) and chronyd 4.3 (`ntsserverkey`, `ntsprocesses 0`).", "",
+             "| offered /s | timesync NTS /s | timesync SNTP /s | chronyd NTS /s | chronyd SNTP /s |",
+             "| ---: | ---: | ---: | ---: | ---: |"]
+    o, c = n["timesync"], n["chronyd"]
+    for i, rate in enumerate(n["rates"]):
+        lines.append(f"| {rate} | {o['nts'][i]['answeredRate']:.0f} | {o['plain'][i]['answeredRate']:.0f} | "
+                     f"{c['nts'][i]['answeredRate']:.0f} | {c['plain'][i]['answeredRate']:.0f} |")
+    best = lambda steps: max(s["answeredRate"] for s in steps)
+    lines += ["", f"Highest answered NTS rate on one core: timesync **{best(o['nts']):.0f}/s**, chronyd **{best(c['nts']):.0f}/s** "
+              f"(**{best(o['nts']) / best(c['nts']):.2f}×**); NTS against plain SNTP: timesync {best(o['nts']) / best(o['plain']):.2f}×, "
+              f"chronyd {best(c['nts']) / best(c['plain']):.2f}× of its own SNTP rate.", ""]
+    per = lambda cost: cost["microsecondsPerReply"] or float("nan")
+    lines += [f"CPU time per reply at {n['costRate']}/s offered: NTS timesync **{per(o['costNTS']):.2f} µs**, chronyd "
+              f"**{per(c['costNTS']):.2f} µs** ({per(o['costNTS']) / per(c['costNTS']):.2f}×); plain SNTP in the same run "
+              f"timesync {per(o['costPlain']):.2f} µs, chronyd {per(c['costPlain']):.2f} µs. NTS adds "
+              f"{per(o['costNTS']) - per(o['costPlain']):.2f} µs a reply to ours, {per(c['costNTS']) - per(c['costPlain']):.2f} µs to chronyd's.", ""]
+    med = lambda xs: statistics.median(xs) if xs else float("nan")
+    lines += [f"Key exchange, as `timesync query nts://` reports it (TCP connect, TLS 1.3 handshake, records; "
+              f"{len(o['keyExchangeMilliseconds'])} and {len(c['keyExchangeMilliseconds'])} runs, loopback): median "
+              f"**{med(o['keyExchangeMilliseconds']):.1f} ms** against our server, **{med(c['keyExchangeMilliseconds']):.1f} ms** "
+              f"against chronyd's.", "",
+              "Reproduce: `scripts/bench_ntp.py docs/bench-data/ntp.json --only nts` after the release builds.", ""]
+    return lines
 
 
 def ntp_sections(path):
@@ -310,6 +423,8 @@ def ntp_sections(path):
               f"vs chronyd **{best_chrony['answeredRate']:.0f}/s** (p99 {best_chrony['p99LatencyMicroseconds']:.0f} µs): "
               f"**{ratio:.2f}×**.", "",
               "Reproduce: `scripts/bench` (or `scripts/bench_ntp.py out.json` after the release builds).", ""]
+    if "nts" in data:
+        lines += nts_section(data["nts"])
     for key, title in [("accuracy", "random per-packet asymmetry"), ("asymmetric", "a fixed asymmetry no client can see")]:
         acc = data[key]
         p = acc["path"]

@@ -25,7 +25,7 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     /// Where the leap indicator, stratum and root dispersion replies advertise come from.
     public enum PolicySource: Sendable, Hashable {
         /// The host's kernel clock discipline (``SystemKernelClock``, or the ``KernelClock`` given to
-        /// ``NTPServer/init(configuration:timeBase:kernelClock:group:logger:metricsFactory:)``), read
+        /// ``NTPServer/init(configuration:timeBase:kernelClock:authenticator:group:logger:metricsFactory:)``), read
         /// at most once a second per socket and mapped by `NTPClockState.serverPolicy(synchronized:localStratum:)`:
         /// an unsynchronized host answers leap indicator 3, stratum 16, unless ``localStratum`` is set.
         case kernel

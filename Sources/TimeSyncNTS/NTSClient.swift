@@ -77,8 +77,8 @@ public final class NTSClient: Sendable {
     /// One authenticated exchange, with a key exchange first if the keys are spent, all within `timeout`.
     /// - Returns: The reply (validated and authenticated), the datagrams dropped on the way, and the
     ///   key exchange made, if any.
-    /// - Throws: ``NTSKEError`` from a key exchange; `NTPClientError` (`.timeout`, `.unreachable`,
-    ///   `.network`, DNS); ``NTSReplyError`` when only dropped datagrams came back before the deadline
+    /// - Throws: `NTSKEError` from a key exchange; `NTPClientError` (`.timeout`, `.unreachable`,
+    ///   `.network`, DNS); `NTSReplyError` when only dropped datagrams came back before the deadline
     ///   (the last one's reason: `.authenticationFailed`, `.negativeAcknowledgment`, …) or the
     ///   authenticated reply failed NTP's checks (wrapped: Kiss-o'-Death, unsynchronized, …);
     ///   `CancellationError`.

@@ -61,7 +61,7 @@ public struct NTSKeyExchange: Sendable {
     /// - Parameters:
     ///   - timeout: The deadline of the whole exchange (connection, handshake, records).
     ///   - group: The event loops (default: NIO's shared singleton).
-    /// - Throws: ``NTSKEError``: `.connection`, `.untrustedCertificate`, `.tls`, `.noApplicationProtocol`,
+    /// - Throws: `NTSKEError`: `.connection`, `.untrustedCertificate`, `.tls`, `.noApplicationProtocol`,
     ///   `.timeout`, `.incompleteMessage`, or what the response breaks (`.serverError`, …); each
     ///   names the server.
     public func perform(timeout: Duration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> Result {
@@ -134,7 +134,7 @@ public struct NTSKeyExchange: Sendable {
             duration: started.duration(to: .now))
     }
 
-    /// An error of the connection as an ``NTSKEError`` naming the server.
+    /// An error of the connection as an `NTSKEError` naming the server.
     static func keyExchangeError(_ error: any Error, name: String) -> NTSKEError {
         switch error {
         case let error as NTSKEError:

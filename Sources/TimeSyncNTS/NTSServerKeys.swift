@@ -8,7 +8,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import TimeSync
 
-/// The master keys an NTS server seals its cookies with, and the ``NTPRequestAuthenticator`` its NTP
+/// The master keys an NTS server seals its cookies with, and the `NTPRequestAuthenticator` its NTP
 /// server checks NTS requests with (RFC 8915 §6).
 ///
 /// A cookie holds the association's two keys, sealed with AES-SIV-CMAC-256 under the newest master

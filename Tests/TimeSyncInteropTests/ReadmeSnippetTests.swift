@@ -4,6 +4,7 @@ import TimeSync
 import TimeSyncHTTP
 import TimeSyncNTP
 import TimeSyncNTPServer
+import TimeSyncNTS
 import TimeSyncTestSupport
 
 // The README's Swift snippets, compiled as written (with the imports this file has). Never called:
@@ -42,6 +43,16 @@ private func quickStart() async throws {
 
     // A countdown that ignores the user changing the clock and resumes right after sleep.
     for try await tick in sync.clock.countdown(to: saleStart) { print(tick.formatted) }
+    // end snippet
+}
+
+private func nts() throws {
+    // snippet: nts
+    // Authenticated NTP (RFC 8915): a key exchange over TLS, then replies signed with its keys. A
+    // reply altered, replayed or forged on the path is dropped, never used.
+    let servers = ["time.cloudflare.com", "nts.netnod.se", "ptbtime1.ptb.de"].map { NTSTimeSource(host: $0) }
+    let secure = try TimeSynchronizer(sources: servers)
+    secure.start()
     // end snippet
 }
 
@@ -94,9 +105,9 @@ private func quickStart() async throws {
     @Test func theReadmesSnippetsAreTheCompiledOnes() throws {
         let compiled = try Self.compiledSnippets()
         let readme = try Self.readmeSnippets()
-        #expect(Set(readme.keys) == ["one-liner", "quick-start"])
+        #expect(Set(readme.keys) == ["one-liner", "quick-start", "nts"])
         #expect(Set(compiled.keys) == Set(readme.keys))
-        let available: Set<String> = ["Foundation", "TimeSync", "TimeSyncHTTP", "TimeSyncNTP"]
+        let available: Set<String> = ["Foundation", "TimeSync", "TimeSyncHTTP", "TimeSyncNTP", "TimeSyncNTS"]
         for (name, snippet) in readme {
             #expect(compiled[name] == snippet.lines, "README snippet \(name) differs from the compiled one")
             #expect(Set(snippet.imports).isSubset(of: available), "\(name) imports \(snippet.imports)")

@@ -3,7 +3,13 @@
 // used against every server under test, so the figures compare side by side.
 //
 //   ntp-load --host 127.0.0.1 --port 12300 --rates 5000,10000,20000 --seconds 2 [--sockets 16] [--json]
-//            [--sources 60000] [--server-pid PID]
+//            [--sources 60000] [--server-pid PID] [--nts-ke HOST:PORT --ca-file FILE]
+//
+// With `--nts-ke` the requests are NTS requests (RFC 8915): one key exchange first, then 4096 distinct
+// requests sealed with its key (each its own transmit timestamp and Unique Identifier, all carrying one
+// of its cookies: the server keeps no state, so each costs it the whole work of an NTS request), sent in
+// turn to the NTP port the exchange names (`--port` when it names none). A reply counts when it echoes
+// one of them; the latency is not measured (the transmit timestamps are the sealed ones).
 //
 // Requests leave from `--sockets` source ports in turn, as from that many clients: a server that
 // spreads clients over several sockets (SO_REUSEPORT) sees them spread; one that does not, does not care.
@@ -17,6 +23,8 @@
 // origin timestamp, so the latency is computed from the reply alone, with no shared state.
 import CBatchSocket
 import Foundation
+import TimeSync
+import TimeSyncNTS
 
 #if canImport(Glibc)
 import Glibc
@@ -33,6 +41,8 @@ struct Options {
     var json = false
     var sources = 0
     var serverPID: Int32?
+    var ntsKeyExchange: (host: String, port: Int)?
+    var caFile: String?
 
     init(_ arguments: [String]) throws {
         var iterator = arguments.dropFirst().makeIterator()
@@ -64,6 +74,13 @@ struct Options {
             case "--server-pid":
                 guard let pid = Int32(try value()), pid > 0 else { throw UsageError("--server-pid takes a process id") }
                 serverPID = pid
+            case "--nts-ke":
+                let text = try value()
+                guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+                    throw UsageError("--nts-ke takes HOST:PORT")
+                }
+                ntsKeyExchange = (String(text[..<colon]), port)
+            case "--ca-file": caFile = try value()
             default: throw UsageError("unknown argument \(argument)")
             }
         }
@@ -159,6 +176,36 @@ func openSocket(host: String, port: UInt16, unconnected: Bool = false) throws ->
     return fd
 }
 
+/// NTS requests ready to send: made once, after one key exchange.
+struct NTSLoad {
+    var datagrams: [[UInt8]]
+    /// The transmit timestamps sent, which replies echo as their origin.
+    var origins: Set<UInt64>
+    var length: Int { datagrams[0].count }
+    var ntpPort: UInt16?
+    var keyExchange: Duration
+
+    init(host: String, port: Int, caFile: String?, count: Int = 4096) async throws {
+        let exchange = try await NTSKeyExchange(host: host, port: port, trust: .init(additionalAuthorities: caFile.map { [$0] } ?? []))
+            .perform(timeout: .seconds(10))
+        let cipher = try AESSIVCMAC256(key: exchange.clientToServerKey)
+        let timeBase = SystemTimeBase()
+        var generator = SystemRandomNumberGenerator()
+        var datagrams: [[UInt8]] = []
+        var origins: Set<UInt64> = []
+        while datagrams.count < count {
+            let ntp = NTPClientRequest(wallTime: timeBase.wallNow(), monotonicTime: timeBase.monotonicNow(), using: &generator)
+            guard origins.insert(ntp.transmitTimestamp.rawValue).inserted else { continue }
+            let request = NTSClientRequest(ntp: ntp, cookie: exchange.response.cookies[0], placeholders: 0, cipher: cipher, using: &generator)
+            datagrams.append(request.bytes)
+        }
+        self.datagrams = datagrams
+        self.origins = origins
+        self.ntpPort = exchange.response.port
+        self.keyExchange = exchange.duration
+    }
+}
+
 /// The most datagrams per `sendmmsg`/`recvmmsg` call: the generator spends its core on the kernel's
 /// per-packet work, not on system-call entry, so it can offer more than one server core answers.
 let batchLimit = 64
@@ -166,7 +213,7 @@ let batchLimit = 64
 /// Runs one rate step: sends for `seconds`, collects replies until half a second after the last send.
 /// Requests go out in `sendmmsg` batches of whatever is due (at most `batchLimit`), each stamped with
 /// the instant its batch is sent; replies come in through `recvmmsg` on a second thread.
-func step(fds: [Int32], rate: Int, seconds: Double, options: Options) -> StepResult {
+func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLoad? = nil) -> StepResult {
     let total = Int(Double(rate) * seconds)
     var sources = options.sources > 0 ? Sources(count: options.sources) : nil
     var batchSources = [UInt32](repeating: 0, count: batchLimit)
@@ -183,7 +230,7 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options) -> StepRes
         latencies.reserveCapacity(total)
         var kisses = 0
         var receivedBytes = 0
-        let size = 128
+        let size = 512
         var buffer = [UInt8](repeating: 0, count: size * batchLimit)
         var lengths = [UInt32](repeating: 0, count: batchLimit)
         var polled = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
@@ -203,6 +250,14 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options) -> StepRes
                     guard lengths[i] >= 48, buffer[base] & 0x7 == 4 else { continue }
                     var origin: UInt64 = 0
                     for j in 24..<32 { origin = origin << 8 | UInt64(buffer[base + j]) }
+                    if let nts {
+                        // NTS: no send instant in the request; count the replies to ours.
+                        if nts.origins.contains(origin) {
+                            latencies.append(-1)
+                            if buffer[base + 1] == 0 { kisses += 1 }
+                        }
+                        continue
+                    }
                     let sent = Int64(bitPattern: origin)
                     if sent >= start && sent <= now {
                         latencies.append(now - sent)
@@ -216,8 +271,11 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options) -> StepRes
         box.receivedBytes = receivedBytes
         done.signal()
     }.start()
-    var packets = [UInt8](repeating: 0, count: 48 * batchLimit)
-    for i in 0..<batchLimit { packets[48 * i] = 0x23 }  // LI 0, version 4, mode 3 (client)
+    let length = nts?.length ?? 48
+    var packets = [UInt8](repeating: 0, count: length * batchLimit)
+    for i in 0..<batchLimit { packets[length * i] = 0x23 }  // LI 0, version 4, mode 3 (client)
+    var port = options.port
+    if let ntsPort = nts?.ntpPort { port = ntsPort }
     var sent = 0
     var turn = 0
     while sent < total {
@@ -225,9 +283,16 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options) -> StepRes
         let due = min(total, Int(Double(now - start) / 1e9 * Double(rate)) + 1)
         while sent < due {
             let count = min(batchLimit, due - sent)
-            let stamp = UInt64(bitPattern: monotonicNanoseconds())
-            for i in 0..<count {
-                for j in 0..<8 { packets[48 * i + 40 + j] = UInt8(truncatingIfNeeded: stamp >> (56 - 8 * UInt64(j))) }
+            if let nts {
+                for i in 0..<count {
+                    let datagram = nts.datagrams[(sent + i) % nts.datagrams.count]
+                    packets.replaceSubrange(length * i..<length * (i + 1), with: datagram)
+                }
+            } else {
+                let stamp = UInt64(bitPattern: monotonicNanoseconds())
+                for i in 0..<count {
+                    for j in 0..<8 { packets[48 * i + 40 + j] = UInt8(truncatingIfNeeded: stamp >> (56 - 8 * UInt64(j))) }
+                }
             }
             let fd = fds[turn % fds.count]
             turn += 1
@@ -236,11 +301,11 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options) -> StepRes
                 sources!.take(count, into: &batchSources)
                 n = packets.withUnsafeBytes { bytes in
                     batchSources.withUnsafeBufferPointer {
-                        batch_send_from(fd, bytes.baseAddress, 48, UInt32(count), server.sin_addr.s_addr, options.port.bigEndian, $0.baseAddress)
+                        batch_send_from(fd, bytes.baseAddress, UInt32(length), UInt32(count), server.sin_addr.s_addr, port.bigEndian, $0.baseAddress)
                     }
                 }
             } else {
-                n = packets.withUnsafeBytes { batch_send(fd, $0.baseAddress, 48, UInt32(count)) }
+                n = packets.withUnsafeBytes { batch_send(fd, $0.baseAddress, UInt32(length), UInt32(count)) }
             }
             // An error (an ICMP port-unreachable reported back) sends nothing: it is not counted.
             sent += max(0, Int(n))
@@ -250,16 +315,17 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options) -> StepRes
     }
     done.wait()
     let cpuAfter = options.serverPID.flatMap { cpuSeconds(pid: $0) }
-    let sorted = box.latencies.sorted()
+    let sorted = box.latencies.filter { $0 >= 0 }.sorted()
+    let answered = box.latencies.count
     func percentile(_ q: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
         let rank = max(1, Int((q * Double(sorted.count)).rounded(.up)))
         return Double(sorted[min(rank, sorted.count) - 1]) / 1_000
     }
     return StepResult(
-        offeredRate: rate, sent: sent, answered: sorted.count, answeredRate: Double(sorted.count) / seconds,
+        offeredRate: rate, sent: sent, answered: answered, answeredRate: Double(answered) / seconds,
         p50LatencyMicroseconds: percentile(0.5), p99LatencyMicroseconds: percentile(0.99), kisses: box.kisses,
-        sentBytes: sent * 48, receivedBytes: box.receivedBytes,
+        sentBytes: sent * length, receivedBytes: box.receivedBytes,
         serverCPUSeconds: cpuBefore.flatMap { before in cpuAfter.map { $0 - before } })
 }
 
@@ -273,13 +339,18 @@ final class LatencyBox: @unchecked Sendable {
 
 do {
     let options = try Options(CommandLine.arguments)
+    var nts: NTSLoad?
+    if let keyExchange = options.ntsKeyExchange {
+        nts = try await NTSLoad(host: keyExchange.host, port: keyExchange.port, caFile: options.caFile)
+        if !options.json, let nts { print("NTS key exchange in \(nts.keyExchange); \(nts.datagrams.count) requests of \(nts.length) bytes") }
+    }
     let fds = try (0..<options.sockets).map { _ in
-        try openSocket(host: options.host, port: options.port, unconnected: options.sources > 0)
+        try openSocket(host: options.host, port: nts?.ntpPort ?? options.port, unconnected: options.sources > 0)
     }
     defer { for fd in fds { close(fd) } }
     var results: [StepResult] = []
     for rate in options.rates {
-        let result = step(fds: fds, rate: rate, seconds: options.seconds, options: options)
+        let result = step(fds: fds, rate: rate, seconds: options.seconds, options: options, nts: nts)
         results.append(result)
         if !options.json {
             print(String(

@@ -1,5 +1,5 @@
 /// The sans-IO heart of an NTP server: validate a datagram, limit its client's rate, and answer,
-/// kiss or drop. A transport reads a datagram, calls ``respond(to:policy:receivedAt:admit:minimumPoll:transmitAt:)``
+/// kiss or drop. A transport reads a datagram, calls ``respond(to:policy:receivedAt:admit:minimumPoll:authenticator:transmitAt:)``
 /// and sends what it returns.
 public enum NTPServerResponder {
     /// The largest datagram answered, in bytes: a header with room for extension fields and a MAC.

@@ -54,7 +54,7 @@ public struct NTSClientRequest: Sendable {
     /// 5. exactly one Authenticator field, the last one (`.unauthenticated`), which opens with the
     ///    server-to-client key over the header and the fields before it (`.authenticationFailed`),
     ///    its plaintext holding only well-formed extension fields (`.authenticationFailed`);
-    /// 6. every check of ``NTPClientRequest/accept(_:receivedAt:limits:)`` (wrapped).
+    /// 6. every check of `NTPClientRequest.accept(_:receivedAt:limits:)` (wrapped).
     ///
     /// Only a reply that passed step 5 can mark the request answered: a forged or altered datagram
     /// changes nothing, and the wait for the genuine reply goes on.
