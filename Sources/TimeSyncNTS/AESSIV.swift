@@ -12,16 +12,23 @@ import TimeSync
 public struct AESSIVCMAC256: NTSCipher {
     /// The key length: 32 bytes, 16 for CMAC and 16 for CTR.
     public static let keyLength = 32
-    private let macKey: SymmetricKey
     private let encryptionKey: SymmetricKey
+    /// CMAC keyed once: each MAC starts from a copy of it, which skips the key schedule.
+    private let keyedMAC: AES.CMAC
+    /// CMAC of the zero block, S2V's first step: the same for every message under this key.
+    private let zeroBlockMAC: [UInt8]
 
     /// A cipher with `key`.
     /// - Throws: ``NTSKeyError`` when the key is not 32 bytes.
     public init(key: some Collection<UInt8>) throws(NTSKeyError) {
         let bytes = Array(key)
         guard bytes.count == Self.keyLength else { throw NTSKeyError("an AES-SIV-CMAC-256 key has 32 bytes, not \(bytes.count)") }
-        macKey = SymmetricKey(data: bytes[0..<16])
         encryptionKey = SymmetricKey(data: bytes[16..<32])
+        // A 16-byte key is always valid for AES: CMAC cannot fail.
+        keyedMAC = try! AES.CMAC(key: SymmetricKey(data: bytes[0..<16]))
+        var zero = keyedMAC
+        zero.update(data: [UInt8](repeating: 0, count: 16))
+        zeroBlockMAC = Array(zero.finalize())
     }
 
     public func seal(_ plaintext: [UInt8], nonce: [UInt8], associatedData: [UInt8]) -> [UInt8] {
@@ -52,7 +59,7 @@ public struct AESSIVCMAC256: NTSCipher {
 
     /// S2V (RFC 5297 §2.4) over the strings, the last one being the plaintext.
     func s2v(_ strings: [[UInt8]]) -> [UInt8] {
-        var d = cmac([UInt8](repeating: 0, count: 16))
+        var d = zeroBlockMAC
         for string in strings.dropLast() {
             d = xor(double(d), cmac(string))
         }
@@ -68,10 +75,9 @@ public struct AESSIVCMAC256: NTSCipher {
     }
 
     private func cmac(_ bytes: [UInt8]) -> [UInt8] {
-        // The key is 16 bytes, always valid for AES: CMAC cannot fail.
-        var mac = try! AES.CMAC(key: macKey)
-        mac.update(data: bytes)
-        return Array(mac.finalize())
+        var mac = keyedMAC
+        bytes.withUnsafeBytes { mac.update(bufferPointer: $0) }
+        return mac.finalize().withUnsafeBytes { Array($0) }
     }
 
     private func ctr(_ bytes: [UInt8], iv: [UInt8]) -> [UInt8] {

@@ -66,6 +66,33 @@ public struct NTSKeyExchange: Sendable {
     ///   names the server.
     public func perform(timeout: Duration, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> Result {
         let started = ContinuousClock.now
+        let request = NTSKERequest()
+        let (records, secret) = try await exchange(NTSKERecord.encode(request.records), timeout: timeout, group: group)
+        let name = HostPort.format(host: host, port: port)
+        let response: NTSKEResponse
+        do {
+            response = try NTSKEResponse(records: records, request: request)
+        } catch {
+            throw error.prefixed(name)
+        }
+        guard let secret else {
+            throw NTSKEError(.tls, "\(name): the TLS session's exporter secret was not reported")
+        }
+        let keys = TLSExporter.keys(exporterSecret: secret, algorithm: response.algorithm, length: NTSAEADAlgorithm.aesSIVCMAC256KeyLength)
+        return Result(
+            response: response, clientToServerKey: keys.clientToServer, serverToClientKey: keys.serverToClient,
+            duration: started.duration(to: .now))
+    }
+
+    /// Sends `request` as it is (any bytes, for testing a server) and returns the records the server
+    /// answers with, up to End of Message, within `timeout`.
+    package func records(sending request: [UInt8], timeout: Duration) async throws -> [NTSKERecord] {
+        try await exchange(request, timeout: timeout, group: MultiThreadedEventLoopGroup.singleton).records
+    }
+
+    /// Connects, sends `request` once TLS is up, reads records up to End of Message.
+    /// - Returns: The records and the session's exporter secret (`nil` if the key log never gave it).
+    private func exchange(_ request: [UInt8], timeout: Duration, group: any EventLoopGroup) async throws -> (records: [NTSKERecord], secret: [UInt8]?) {
         let secret = NIOLockedValueBox<[UInt8]?>(nil)
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv13
@@ -82,7 +109,6 @@ public struct NTSKeyExchange: Sendable {
         } catch {
             throw NTSKEError(.tls, "\(name): \(error)")
         }
-        let request = NTSKERequest()
         let host = self.host
         let hostname: String? = IPAddress(host) == nil ? host : nil
         let loop = group.next()
@@ -97,8 +123,7 @@ public struct NTSKeyExchange: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: hostname))
-                        try channel.pipeline.syncOperations.addHandler(
-                            NTSKEClientHandler(request: NTSKERecord.encode(request.records), promise: promise))
+                        try channel.pipeline.syncOperations.addHandler(NTSKEClientHandler(request: request, promise: promise))
                     }
                 }
                 .connect(host: host, port: port).get()
@@ -108,30 +133,16 @@ public struct NTSKeyExchange: Sendable {
             if let error = error as? NTSKEError { throw error.prefixed(name) }
             throw NTSKEError(.connection, "\(name): \(error)")
         }
-        let records: [NTSKERecord]
         do {
-            records = try await promise.futureResult.get()
+            let records = try await promise.futureResult.get()
             deadline.cancel()
             channel.close(promise: nil)
+            return (records, secret.withLockedValue { $0 })
         } catch {
             deadline.cancel()
             channel.close(promise: nil)
             throw Self.keyExchangeError(error, name: name)
         }
-        let response: NTSKEResponse
-        do {
-            response = try NTSKEResponse(records: records, request: request)
-        } catch {
-            throw error.prefixed(name)
-        }
-        guard let exporterSecret = secret.withLockedValue({ $0 }) else {
-            throw NTSKEError(.tls, "\(name): the TLS session's exporter secret was not reported")
-        }
-        let keys = TLSExporter.keys(
-            exporterSecret: exporterSecret, algorithm: response.algorithm, length: NTSAEADAlgorithm.aesSIVCMAC256KeyLength)
-        return Result(
-            response: response, clientToServerKey: keys.clientToServer, serverToClientKey: keys.serverToClient,
-            duration: started.duration(to: .now))
     }
 
     /// An error of the connection as an `NTSKEError` naming the server.

@@ -55,10 +55,19 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
     }
 
     /// One master key.
-    struct MasterKey: Sendable, Hashable {
+    struct MasterKey: Sendable {
         var id: UInt32
         var created: UnixTime
         var key: [UInt8]
+        /// The cipher keyed with it, made once.
+        let cipher: AESSIVCMAC256
+
+        init(id: UInt32, created: UnixTime, key: [UInt8]) throws(NTSKeyError) {
+            self.id = id
+            self.created = created
+            self.key = key
+            self.cipher = try AESSIVCMAC256(key: key)
+        }
     }
 
     private struct State: Sendable {
@@ -123,7 +132,7 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
         var keys = state.withLockedValue { $0.keys }
         var id = generator.next() as UInt32
         while keys.contains(where: { $0.id == id }) { id = generator.next() }
-        keys.append(MasterKey(id: id, created: timeBase.wallNow(), key: (0..<32).map { _ in generator.next() }))
+        keys.append(try MasterKey(id: id, created: timeBase.wallNow(), key: generator.bytes(32)))
         keys = Array(keys.suffix(configuration.retainedKeys))
         if let path { try Self.write(keys, to: path) }
         state.withLockedValue { $0.keys = keys }
@@ -133,11 +142,10 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
     public func makeCookie(clientToServer: [UInt8], serverToClient: [UInt8]) -> [UInt8] {
         guard let key = state.withLockedValue({ $0.keys.last }) else { return [] }
         var generator = SystemRandomNumberGenerator()
-        let nonce: [UInt8] = (0..<16).map { _ in generator.next() }
+        let nonce = generator.bytes(16)
         let identifier = Self.bytes(key.id)
         let plaintext = NTSAEADAlgorithm.aesSIVCMAC256.bigEndianPair + [0, 0] + clientToServer + serverToClient
-        let sealed = (try? AESSIVCMAC256(key: key.key))?.seal(plaintext, nonce: nonce, associatedData: identifier) ?? []
-        return identifier + nonce + sealed
+        return identifier + nonce + key.cipher.seal(plaintext, nonce: nonce, associatedData: identifier)
     }
 
     /// The association's keys in a cookie, or `nil` when no master key held opens it.
@@ -148,8 +156,8 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
         if key == nil, configuration.role == .reader, reloadIfAllowed() {
             key = state.withLockedValue { $0.keys.first { $0.id == id } }
         }
-        guard let key, let cipher = try? AESSIVCMAC256(key: key.key),
-            let plaintext = cipher.open(Array(cookie[20...]), nonce: Array(cookie[4..<20]), associatedData: Array(cookie[0..<4])),
+        guard let key,
+            let plaintext = key.cipher.open(Array(cookie[20...]), nonce: Array(cookie[4..<20]), associatedData: Array(cookie[0..<4])),
             plaintext.count == 68, plaintext[0] == 0, plaintext[1] == UInt8(NTSAEADAlgorithm.aesSIVCMAC256)
         else { return nil }
         return (Array(plaintext[4..<36]), Array(plaintext[36..<68]))
@@ -174,7 +182,7 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
         else { return .drop(.unauthenticated) }
         let cookies = (0...nts.placeholders).map { _ in makeCookie(clientToServer: keys.clientToServer, serverToClient: keys.serverToClient) }
         var generator = SystemRandomNumberGenerator()
-        let nonce: [UInt8] = (0..<16).map { _ in generator.next() }
+        let nonce = generator.bytes(16)
         return .authenticated { reply in nts.seal(reply, cookies: cookies, cipher: serverToClient, nonce: nonce) }
     }
 
@@ -230,7 +238,11 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
             else { throw NTSKeyFileError("\(path):\(index + 1): expected 'IDENTIFIER(8 hex) CREATED(Unix seconds) KEY(64 hex)'") }
             let value = id.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             guard !keys.contains(where: { $0.id == value }) else { throw NTSKeyFileError("\(path):\(index + 1): key \(trimmed[0]) appears twice") }
-            keys.append(MasterKey(id: value, created: UnixTime(seconds: seconds), key: key))
+            do {
+                keys.append(try MasterKey(id: value, created: UnixTime(seconds: seconds), key: key))
+            } catch {
+                throw NTSKeyFileError("\(path):\(index + 1): \(error)")
+            }
         }
         guard sawHeader else { throw NTSKeyFileError("\(path): empty, not a TimeSync NTS key file") }
         return keys

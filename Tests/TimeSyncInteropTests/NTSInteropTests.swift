@@ -210,6 +210,51 @@ import TimeSyncTestSupport
         }
     }
 
+    /// `timesync watch nts://` on our servers (clock 0.25 s ahead): synchronized, within 2 ms.
+    @Test(.enabled(if: Interop.shouldRun(["openssl"]) && Interop.timesyncBinary() != nil), .timeLimit(.minutes(1)))
+    func watchKeepsAClockOnAnNTSServer() async throws {
+        let credentials = try Credentials()
+        defer { try? FileManager.default.removeItem(atPath: credentials.directory) }
+        try await Self.withOurServers(shift: .milliseconds(250), credentials: credentials) { ntp, _, kePort in
+            let result = try await WatchInteropTests.watch([
+                "nts://127.0.0.1:\(kePort)", "--ca-file", credentials.certificate, "--duration", "3", "--timeout", "1",
+            ])
+            let last = try #require(result.updates.last, "no update: \(result.stderr)")
+            print("watch nts:// on our server shifted +0.25 s: \(result.updates.count) updates, last \(last.status) offset \(last.offset ?? .nan) s ± \(last.error ?? .nan) s, \(last.sources.map { "\($0.source) \($0.state)" })")
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(last.status == "synchronized")
+            #expect(abs(try #require(last.offset) - 0.25) < 0.002)
+            #expect(last.sources.first?.source == "nts://127.0.0.1:\(kePort)")
+            #expect(try await ntp.statistics().authenticatedReplies >= 1)
+        }
+    }
+
+    /// Our key-exchange server given a malformed or unacceptable request: an Error record or a refusal,
+    /// the connection closed, the server unharmed (a good exchange follows).
+    @Test(.enabled(if: Interop.shouldRun(["openssl"])), .timeLimit(.minutes(1)))
+    func theKeyExchangeServerRefusesBadRequests() async throws {
+        let credentials = try Credentials()
+        defer { try? FileManager.default.removeItem(atPath: credentials.directory) }
+        try await Self.withOurServers(shift: .zero, credentials: credentials) { _, keyExchange, kePort in
+            let exchange = NTSKeyExchange(host: "127.0.0.1", port: kePort, trust: .init(additionalAuthorities: [credentials.certificate]))
+            let unknownCritical = NTSKERecord.encode([.nextProtocol([0]), NTSKERecord(type: 0x1234, isCritical: true), .endOfMessage])
+            #expect(try await exchange.records(sending: unknownCritical, timeout: .seconds(2)) == [.error(.unrecognizedCriticalRecord)])
+            let noProtocol = NTSKERecord.encode([.aeadAlgorithm([15]), .endOfMessage])
+            #expect(try await exchange.records(sending: noProtocol, timeout: .seconds(2)) == [.error(.badRequest)])
+            let otherAlgorithm = NTSKERecord.encode([.nextProtocol([0]), .aeadAlgorithm([30]), .endOfMessage])
+            #expect(try await exchange.records(sending: otherAlgorithm, timeout: .seconds(2)) == [.nextProtocol([0]), .aeadAlgorithm([])])
+            let oversized = NTSKERecord.encode([NTSKERecord(type: 0x0100, isCritical: false, body: [UInt8](repeating: 1, count: 2000))])
+            #expect(try await exchange.records(sending: oversized, timeout: .seconds(2)) == [.error(.badRequest)])
+            // A request that never ends: the server closes the connection at its deadline.
+            await #expect(throws: NTSKEError.self) {
+                try await exchange.records(sending: NTSKERecord.encode([.nextProtocol([0])]), timeout: .milliseconds(500))
+            }
+            #expect(keyExchange.statistics.refused == 4)
+            _ = try await exchange.perform(timeout: .seconds(2))
+            #expect(keyExchange.statistics.exchanges == 1)
+        }
+    }
+
     // MARK: a relay that tampers
 
     enum Tampering: String, CaseIterable, Sendable {

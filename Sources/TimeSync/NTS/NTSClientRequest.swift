@@ -25,7 +25,7 @@ public struct NTSClientRequest: Sendable {
         using generator: inout some RandomNumberGenerator
     ) {
         self.ntp = ntp
-        let identifier = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let identifier = generator.bytes(32)
         uniqueIdentifier = identifier
         let cookieValue = NTSFields.padded(cookie)
         var packet = ntp.packet
@@ -37,7 +37,7 @@ public struct NTSClientRequest: Sendable {
             packet.extensionFields.append(
                 NTPExtensionField(type: NTSExtensionFieldType.cookiePlaceholder, value: [UInt8](repeating: 0, count: cookieValue.count)))
         }
-        let nonce = (0..<NTSFields.nonceLength).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let nonce = generator.bytes(NTSFields.nonceLength)
         let associatedData = packet.encoded()
         packet.extensionFields.append(
             NTSFields.authenticator(nonce: nonce, ciphertext: cipher.seal([], nonce: nonce, associatedData: associatedData)))
