@@ -165,9 +165,7 @@ public final class NTSKEServer: Service, Sendable {
         do {
             request = try NTSKERequest(records: records)
         } catch {
-            counters.withLockedValue { $0.refused += 1 }
-            logger.debug("NTS-KE request refused", metadata: ["error": .string("\(error)")])
-            return [.error(error.errorCode), .endOfMessage]
+            return refusal(error)
         }
         if let refusal = NTSKEResponse.refusal(of: request) {
             counters.withLockedValue { $0.refused += 1 }
@@ -191,6 +189,13 @@ public final class NTSKEServer: Service, Sendable {
         return NTSKEResponse(
             algorithm: NTSAEADAlgorithm.aesSIVCMAC256, cookies: cookies, server: configuration.ntpServer, port: configuration.ntpPort
         ).records
+    }
+
+    /// The Error record answering a request that does not parse (counted as refused).
+    func refusal(_ error: NTSKEError) -> [NTSKERecord] {
+        counters.withLockedValue { $0.refused += 1 }
+        logger.debug("NTS-KE request refused", metadata: ["error": .string("\(error)")])
+        return [.error(error.errorCode), .endOfMessage]
     }
 
     func connectionFailed(_ error: any Error) {
@@ -247,7 +252,7 @@ final class NTSKEServerHandler: ChannelInboundHandler {
         do {
             try decoder.append(buffer.readableBytesView)
         } catch {
-            answer(context: context, [.error(error.errorCode), .endOfMessage])
+            answer(context: context, server.refusal(error))
             return
         }
         guard decoder.isComplete else { return }

@@ -36,7 +36,7 @@ struct CLIErrorTests {
         (["query", "--samples", "0", "http://127.0.0.1/"], ["--samples 0", "1 to 64"]),
         (["query", "ntp://127.0.0.1:99999"], ["ntp://127.0.0.1:99999", "port 99999", "1–65535"]),
         (["query", "ntp://"], ["'ntp://'", "no host"]),
-        (["query", "ftp://127.0.0.1/"], ["ftp://127.0.0.1/", "ntp://, http:// or https://"]),
+        (["query", "ftp://127.0.0.1/"], ["ftp://127.0.0.1/", "ntp://, nts://, http:// or https://"]),
         (["query", "--date-only", "ntp://127.0.0.1"], ["--date-only", "http(s)"]),
         (["serve", "--http", "127.0.0.1"], ["--http '127.0.0.1'", "no port"]),
         (["serve", "--ntp", "127.0.0.1:70000"], ["--ntp '127.0.0.1:70000'", "port 70000"]),
