@@ -137,12 +137,14 @@ public final class NTSClient: Sendable {
             }
         }
         try Task.checkCancellation()
-        if dropped.last == .negativeAcknowledgment {
-            // The server could not use the cookie (its keys rotated, or it lost them): new keys next time.
+        if dropped.contains(.negativeAcknowledgment) {
+            // No authenticated reply, and an NTS NAK: the server could not use the cookie (its keys
+            // rotated, or it lost them). New keys next time.
             state.withLockedValue { state in
                 state.association?.rejected()
                 state.statistics.negativeAcknowledgments += 1
             }
+            throw NTSReplyError.negativeAcknowledgment
         }
         if let last = dropped.last { throw last }
         throw NTPClientError(.timeout, "from \(address) within \(started.duration(to: timeBase.monotonicNow()).readable)")

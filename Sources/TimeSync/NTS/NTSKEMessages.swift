@@ -34,15 +34,9 @@ public struct NTSKERequest: Sendable, Hashable {
         for record in records {
             switch record.type {
             case NTSKERecord.nextProtocolType:
-                guard protocols == nil, let values = record.uint16s else {
-                    throw NTSKEError(.malformedMessage, "a repeated or odd-length Next Protocol record")
-                }
-                protocols = values
+                try record.readOnce(into: &protocols, "Next Protocol")
             case NTSKERecord.aeadAlgorithmType:
-                guard algorithms == nil, let values = record.uint16s else {
-                    throw NTSKEError(.malformedMessage, "a repeated or odd-length AEAD Algorithm record")
-                }
-                algorithms = values
+                try record.readOnce(into: &algorithms, "AEAD Algorithm")
             case NTSKERecord.errorType, NTSKERecord.newCookieType:
                 throw NTSKEError(.malformedMessage, "record type \(record.type) in a request")
             case NTSKERecord.warningType, NTSKERecord.ntpServerType, NTSKERecord.ntpPortType:
@@ -54,6 +48,15 @@ public struct NTSKERequest: Sendable, Hashable {
         guard let protocols else { throw NTSKEError(.malformedMessage, "no Next Protocol record") }
         self.protocols = protocols
         self.algorithms = algorithms ?? []
+    }
+}
+
+extension NTSKERecord {
+    /// Reads a Next Protocol or AEAD Algorithm record into its slot, which must still be empty.
+    /// - Throws: `.malformedMessage` for a second record of the kind or an odd body length.
+    func readOnce(into slot: inout [UInt16]?, _ name: String) throws(NTSKEError) {
+        guard slot == nil, let values = uint16s else { throw NTSKEError(.malformedMessage, "a repeated or odd-length \(name) record") }
+        slot = values
     }
 }
 
@@ -139,15 +142,9 @@ public struct NTSKEResponse: Sendable, Hashable {
             case NTSKERecord.warningType:
                 warnings.append(record.uint16s?.first ?? 0)
             case NTSKERecord.nextProtocolType:
-                guard protocols == nil, let values = record.uint16s else {
-                    throw NTSKEError(.malformedMessage, "a repeated or odd-length Next Protocol record")
-                }
-                protocols = values
+                try record.readOnce(into: &protocols, "Next Protocol")
             case NTSKERecord.aeadAlgorithmType:
-                guard algorithms == nil, let values = record.uint16s else {
-                    throw NTSKEError(.malformedMessage, "a repeated or odd-length AEAD Algorithm record")
-                }
-                algorithms = values
+                try record.readOnce(into: &algorithms, "AEAD Algorithm")
             case NTSKERecord.newCookieType:
                 guard !record.body.isEmpty, record.body.count <= Self.maximumCookieSize else {
                     throw NTSKEError(.malformedMessage, "a cookie of \(record.body.count) bytes (1 to \(Self.maximumCookieSize) accepted)")
