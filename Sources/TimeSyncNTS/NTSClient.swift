@@ -79,7 +79,8 @@ public final class NTSClient: Sendable {
     ///   key exchange made, if any.
     /// - Throws: `NTSKEError` from a key exchange; `NTPClientError` (`.timeout`, `.unreachable`,
     ///   `.network`, DNS); `NTSReplyError` when only dropped datagrams came back before the deadline
-    ///   (the last one's reason: `.authenticationFailed`, `.negativeAcknowledgment`, …) or the
+    ///   (`.negativeAcknowledgment` if an NTS NAK was among them — the next exchange then makes a new
+    ///   key exchange — else the last one's reason: `.authenticationFailed`, `.unauthenticated`, …) or the
     ///   authenticated reply failed NTP's checks (wrapped: Kiss-o'-Death, unsynchronized, …);
     ///   `CancellationError`.
     public func exchange(timeout: Duration) async throws -> NTSExchange {
