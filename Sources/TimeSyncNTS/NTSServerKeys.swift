@@ -85,10 +85,10 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
     private let timeBase: any TimeBase
     private let state = NIOLockedValueBox(State())
 
-    /// Loads the keys (a writer creates them when the directory has none) and, for a writer, rotates
-    /// them if due.
-    /// - Throws: ``NTSKeyFileError`` for a file that does not parse or cannot be read or written, or a
-    ///   reader without a directory or a key file.
+    /// Loads the keys (a writer creates them when the directory has no key file) and, for a writer,
+    /// rotates them if due.
+    /// - Throws: ``NTSKeyFileError`` for a file that does not parse or cannot be read or written (a
+    ///   writer never replaces a key file it cannot read), or a reader without a directory or a key file.
     public init(configuration: Configuration = Configuration(), timeBase: any TimeBase = SystemTimeBase()) throws {
         self.configuration = configuration
         self.timeBase = timeBase
@@ -98,7 +98,8 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
             guard !keys.isEmpty else { throw NTSKeyFileError("\(path ?? ""): no key; start the key-exchange server (the writer) first") }
             state.withLockedValue { $0.keys = keys }
         } else {
-            let keys = (try? load()) ?? []
+            // A file that is there but does not parse is an error, never replaced: the fleet reads it.
+            let keys = try load()
             state.withLockedValue { $0.keys = keys }
             try rotateIfDue()
         }

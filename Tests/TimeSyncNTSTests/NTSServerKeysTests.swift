@@ -91,6 +91,8 @@ import TimeSyncTesting
             try bad.write(toFile: file, atomically: true, encoding: .utf8)
             #expect(throws: NTSKeyFileError.self) { try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase) }
         }
+        // Nor does a writer replace a file it cannot read: it refuses to start.
+        #expect(throws: NTSKeyFileError.self) { try NTSServerKeys(configuration: .init(directory: path), timeBase: timeBase) }
         do {
             try (good + "0000000g 1 00\n").write(toFile: file, atomically: true, encoding: .utf8)
             _ = try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase)
