@@ -209,7 +209,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncNTSTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTS", "TimeSyncTesting",
+                "TimeSync", "TimeSyncNTS", "TimeSyncTesting", "TimeSyncFixtures",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             exclude: ["exporter-vectors.json"]

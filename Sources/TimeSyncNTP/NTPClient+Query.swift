@@ -28,13 +28,8 @@ extension NTPClient {
             let exchanges = try await collect(
                 server: server, address: address, source: NTPPoolSource.sourceName(server: server, address: address),
                 timeout: timeout, samples: max(1, samples), interval: interval, conflictWindow: conflictWindow)
-            let consensus = try SampleConsensus(exchanges.samples)
-            // The server's fields (stratum, leap, …) come from the replies the majority agrees with.
-            let agreeing = Set(consensus.samples)
-            let kept = zip(exchanges.replies, exchanges.samples).filter { agreeing.contains($0.1) }.map(\.0)
-            return NTPQueryResult(
-                server: server, address: address, calibration: consensus.calibration, replies: kept,
-                samples: consensus.samples, timeBase: timeBase)
+            return try NTPQueryResult(
+                server: server, address: address, consensusOf: exchanges.replies, samples: exchanges.samples, timeBase: timeBase)
         }
     }
 

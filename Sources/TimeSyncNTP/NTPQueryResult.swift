@@ -34,9 +34,27 @@ public struct NTPQueryResult: Sendable {
     /// The core estimator's calibration from those samples.
     public var calibration: Calibration
 
+    /// Combines the replies of one query with `SampleConsensus` (the largest set of samples that agree,
+    /// when it is a strict majority); the server's fields (stratum, leap, …) come from the replies
+    /// the majority agrees with.
+    /// - Parameters:
+    ///   - replies: The validated replies, in order.
+    ///   - samples: Their samples, one a reply.
+    /// - Throws: `SampleConsensusError` when no majority agrees.
+    package init(
+        server: NTPServerAddress, address: IPEndpoint, consensusOf replies: [NTPReply], samples: [OffsetSample], timeBase: any TimeBase
+    ) throws(SampleConsensusError) {
+        let consensus = try SampleConsensus(samples)
+        let agreeing = Set(consensus.samples)
+        let kept = zip(replies, samples).filter { agreeing.contains($0.1) }.map(\.0)
+        self.init(
+            server: server, address: address, calibration: consensus.calibration, replies: kept, samples: consensus.samples,
+            timeBase: timeBase)
+    }
+
     /// Builds a result from a calibration, converting θ (server − monotonic) to server − wall with a
     /// monotonic/wall/monotonic reading of the time base; the reading's spread widens the bounds.
-    package init(
+    init(
         server: NTPServerAddress, address: IPEndpoint, calibration: Calibration, replies: [NTPReply],
         samples: [OffsetSample], timeBase: any TimeBase
     ) {

@@ -150,9 +150,7 @@ public final class NTSKEServer: Service, Sendable {
             certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(privateKey))
         tls.minimumTLSVersion = .tlsv13
         tls.applicationProtocols = [NTSKeyExchange.applicationProtocol]
-        tls.keyLogCallback = { line in
-            if let value = TLSExporter.exporterSecret(inKeyLogLine: line) { secret.withLockedValue { $0 = value } }
-        }
+        tls.keyLogCallback = TLSExporter.keyLog(into: secret)
         let context = try NIOSSLContext(configuration: tls)
         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
         try channel.pipeline.syncOperations.addHandler(

@@ -98,9 +98,7 @@ public struct NTSKeyExchange: Sendable {
         configuration.minimumTLSVersion = .tlsv13
         configuration.applicationProtocols = [Self.applicationProtocol]
         configuration.additionalTrustRoots = trust.additionalAuthorities.map { .file($0) }
-        configuration.keyLogCallback = { line in
-            if let value = TLSExporter.exporterSecret(inKeyLogLine: line) { secret.withLockedValue { $0 = value } }
-        }
+        configuration.keyLogCallback = TLSExporter.keyLog(into: secret)
         let name = HostPort.format(host: host, port: port)
         let context: NIOSSLContext
         do {

@@ -144,15 +144,15 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
         guard let key = state.withLockedValue({ $0.keys.last }) else { return [] }
         var generator = SystemRandomNumberGenerator()
         let nonce = generator.bytes(16)
-        let identifier = Self.bytes(key.id)
-        let plaintext = NTSAEADAlgorithm.aesSIVCMAC256.bigEndianPair + [0, 0] + clientToServer + serverToClient
+        let identifier = key.id.bigEndianBytes
+        let plaintext = NTSAEADAlgorithm.aesSIVCMAC256.bigEndianBytes + [0, 0] + clientToServer + serverToClient
         return identifier + nonce + key.cipher.seal(plaintext, nonce: nonce, associatedData: identifier)
     }
 
     /// The association's keys in a cookie, or `nil` when no master key held opens it.
     public func openCookie(_ cookie: [UInt8]) -> (clientToServer: [UInt8], serverToClient: [UInt8])? {
         guard cookie.count == Self.cookieLength else { return nil }
-        let id = UInt32(cookie[0]) << 24 | UInt32(cookie[1]) << 16 | UInt32(cookie[2]) << 8 | UInt32(cookie[3])
+        let id = Self.identifier(cookie[0..<4])
         var key = state.withLockedValue { $0.keys.first { $0.id == id } }
         if key == nil, configuration.role == .reader, reloadIfAllowed() {
             key = state.withLockedValue { $0.keys.first { $0.id == id } }
@@ -216,7 +216,7 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
         var text = "# TimeSync NTS master keys: identifier, created (Unix seconds), key. Secret: keep this file private.\n"
         text += "timesync-nts-keys 1\n"
         for key in keys {
-            text += "\(hex(bytes(key.id))) \(key.created.seconds) \(hex(key.key))\n"
+            text += "\(Hex.encode(key.id.bigEndianBytes)) \(key.created.seconds) \(Hex.encode(key.key))\n"
         }
         return text
     }
@@ -234,10 +234,10 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
                 sawHeader = true
                 continue
             }
-            guard trimmed.count == 3, trimmed[0].count == 8, let id = TLSExporter.hexBytes(trimmed[0]), let seconds = Int64(trimmed[1]),
-                (0...(Int64(1) << 34)).contains(seconds), let key = TLSExporter.hexBytes(trimmed[2]), key.count == 32
+            guard trimmed.count == 3, trimmed[0].count == 8, let id = Hex.decode(trimmed[0]), let seconds = Int64(trimmed[1]),
+                (0...(Int64(1) << 34)).contains(seconds), let key = Hex.decode(trimmed[2]), key.count == 32
             else { throw NTSKeyFileError("\(path):\(index + 1): expected 'IDENTIFIER(8 hex) CREATED(Unix seconds) KEY(64 hex)'") }
-            let value = id.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let value = Self.identifier(id[...])
             guard !keys.contains(where: { $0.id == value }) else { throw NTSKeyFileError("\(path):\(index + 1): key \(trimmed[0]) appears twice") }
             do {
                 keys.append(try MasterKey(id: value, created: UnixTime(seconds: seconds), key: key))
@@ -261,18 +261,10 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
         }
     }
 
-    static func bytes(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+    /// A key identifier from its 4 bytes, most significant first (as in a cookie and the key file).
+    private static func identifier(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        bytes.reduce(0) { $0 << 8 | UInt32($1) }
     }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
-    }
-}
-
-extension UInt16 {
-    fileprivate var bigEndianPair: [UInt8] { [UInt8(self >> 8), UInt8(truncatingIfNeeded: self)] }
 }
 
 /// A key file that cannot be read, written or parsed, or a reader with no keys: nothing changes.

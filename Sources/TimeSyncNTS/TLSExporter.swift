@@ -1,6 +1,8 @@
 #if NTS
 import Crypto
+import NIOConcurrencyHelpers
 import NIOCore
+import NIOSSL
 import TimeSync
 
 /// The NTS keys of a TLS 1.3 session (RFC 8915 §5.1), derived by the TLS exporter of RFC 8446 §7.5
@@ -14,11 +16,18 @@ enum TLSExporter {
     /// The exporter label of NTS.
     static let label = "EXPORTER-network-time-security"
 
+    /// A key-log callback that keeps the session's exporter secret in `secret`.
+    static func keyLog(into secret: NIOLockedValueBox<[UInt8]?>) -> NIOSSLKeyLogCallback {
+        { line in
+            if let value = exporterSecret(inKeyLogLine: line) { secret.withLockedValue { $0 = value } }
+        }
+    }
+
     /// The exporter secret in one key-log line, or `nil` for any other line.
     static func exporterSecret(inKeyLogLine line: ByteBuffer) -> [UInt8]? {
         let parts = String(buffer: line).split(whereSeparator: \.isWhitespace)
         guard parts.count == 3, parts[0] == "EXPORTER_SECRET" else { return nil }
-        return hexBytes(parts[2])
+        return Hex.decode(parts[2])
     }
 
     /// The client-to-server and server-to-client keys for NTPv4 with `algorithm`.
@@ -56,28 +65,6 @@ enum TLSExporter {
         info += context
         let key = HKDF<H>.expand(pseudoRandomKey: SymmetricKey(data: secret), info: info, outputByteCount: length)
         return key.withUnsafeBytes { Array($0) }
-    }
-
-    /// Bytes from hexadecimal digits; `nil` for an odd count or another character.
-    static func hexBytes(_ text: Substring) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 #endif

@@ -67,12 +67,9 @@ func runNTSQuery(url: String, samples: Int, timeout: Double, caFiles: [String], 
         }
     }
     guard let address, !collected.isEmpty else { throw lastError ?? NTPClientError(.timeout, "no reply") }
-    let consensus = try SampleConsensus(collected)
-    let agreeing = Set(consensus.samples)
-    let kept = zip(replies, collected).filter { agreeing.contains($0.1) }.map(\.0)
-    let result = NTPQueryResult(
-        server: NTPServerAddress(host: server.host, port: server.port), address: address, calibration: consensus.calibration,
-        replies: kept, samples: consensus.samples, timeBase: client.timeBase)
+    let result = try NTPQueryResult(
+        server: NTPServerAddress(host: server.host, port: server.port), address: address, consensusOf: replies, samples: collected,
+        timeBase: client.timeBase)
     let statistics = client.statistics
     if json {
         var report = ntpQueryReport(result)

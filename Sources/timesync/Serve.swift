@@ -168,14 +168,10 @@ struct Serve: AsyncParsableCommand {
     /// The master keys NTS needs: made and rotated with --nts-ke (in --nts-key-dir when given), read
     /// from --nts-key-dir without it; `nil` when this process serves no NTS.
     func ntsKeys() throws -> NTSServerKeys? {
-        if ntsKe != nil {
-            return try NTSServerKeys(
-                configuration: .init(directory: ntsKeyDir, role: .writer, rotationInterval: .seconds(double: ntsKeyRotation)))
-        }
-        if let ntsKeyDir {
-            return try NTSServerKeys(configuration: .init(directory: ntsKeyDir, role: .reader, rotationInterval: .seconds(double: ntsKeyRotation)))
-        }
-        return nil
+        guard ntsKe != nil || ntsKeyDir != nil else { return nil }
+        return try NTSServerKeys(
+            configuration: .init(
+                directory: ntsKeyDir, role: ntsKe != nil ? .writer : .reader, rotationInterval: .seconds(double: ntsKeyRotation)))
     }
 
     var parsedRateLimit: Double? {

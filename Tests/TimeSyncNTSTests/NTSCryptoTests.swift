@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import Testing
 import TimeSync
+import TimeSyncFixtures
 @testable import TimeSyncNTS
 
 /// AES-SIV-CMAC-256 against RFC 5297's vectors, and the TLS exporter against vectors OpenSSL derived
@@ -9,27 +10,27 @@ import TimeSync
 @Suite struct NTSCryptoTests {
     /// RFC 5297 A.1: deterministic authenticated encryption (one header, no nonce).
     @Test func aesSIVMatchesRFC5297DeterministicVector() throws {
-        let cipher = try AESSIVCMAC256(key: hex("fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
-        let header = hex("101112131415161718191a1b1c1d1e1f2021222324252627")
-        let plaintext = hex("112233445566778899aabbccddee")
+        let cipher = try AESSIVCMAC256(key: hexBytes("fffefdfcfbfaf9f8f7f6f5f4f3f2f1f0f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"))
+        let header = hexBytes("101112131415161718191a1b1c1d1e1f2021222324252627")
+        let plaintext = hexBytes("112233445566778899aabbccddee")
         let sealed = cipher.seal(plaintext, components: [header])
-        #expect(sealed == hex("85632d07c6e8f37f950acd320a2ecc9340c02b9690c4dc04daef7f6afe5c"))
+        #expect(sealed == hexBytes("85632d07c6e8f37f950acd320a2ecc9340c02b9690c4dc04daef7f6afe5c"))
         #expect(cipher.open(sealed, components: [header]) == plaintext)
     }
 
     /// RFC 5297 A.2: nonce-based authenticated encryption (two headers and a nonce).
     @Test func aesSIVMatchesRFC5297NonceVector() throws {
-        let cipher = try AESSIVCMAC256(key: hex("7f7e7d7c7b7a79787776757473727170404142434445464748494a4b4c4d4e4f"))
+        let cipher = try AESSIVCMAC256(key: hexBytes("7f7e7d7c7b7a79787776757473727170404142434445464748494a4b4c4d4e4f"))
         let components = [
-            hex("00112233445566778899aabbccddeeffdeaddadadeaddadaffeeddccbbaa99887766554433221100"),
-            hex("102030405060708090a0"),
-            hex("09f911029d74e35bd84156c5635688c0"),
+            hexBytes("00112233445566778899aabbccddeeffdeaddadadeaddadaffeeddccbbaa99887766554433221100"),
+            hexBytes("102030405060708090a0"),
+            hexBytes("09f911029d74e35bd84156c5635688c0"),
         ]
-        let plaintext = hex("7468697320697320736f6d6520706c61696e7465787420746f20656e6372797074207573696e67205349562d414553")
+        let plaintext = hexBytes("7468697320697320736f6d6520706c61696e7465787420746f20656e6372797074207573696e67205349562d414553")
         let sealed = cipher.seal(plaintext, components: components)
         #expect(
             sealed
-                == hex("7bdb6e3b432667eb06f4d14bff2fbd0fcb900f2fddbe404326601965c889bf17dba77ceb094fa663b7a3f748ba8af829ea64ad544a272e9c485b62a3fd5c0d"))
+                == hexBytes("7bdb6e3b432667eb06f4d14bff2fbd0fcb900f2fddbe404326601965c889bf17dba77ceb094fa663b7a3f748ba8af829ea64ad544a272e9c485b62a3fd5c0d"))
         #expect(cipher.open(sealed, components: components) == plaintext)
     }
 
@@ -78,13 +79,13 @@ import TimeSync
         let file = try JSONDecoder().decode(ExporterVectors.self, from: Data(contentsOf: url))
         #expect(Set(file.vectors.map(\.hash)) == ["SHA256", "SHA384"])
         for vector in file.vectors {
-            let secret = hex(vector.exporterSecret)
+            let secret = hexBytes(vector.exporterSecret)
             #expect(secret.count == (vector.hash == "SHA384" ? 48 : 32))
             #expect(vector.label == TLSExporter.label)
             let keys = TLSExporter.keys(exporterSecret: secret, algorithm: NTSAEADAlgorithm.aesSIVCMAC256, length: 32)
-            #expect(hex(vector.clientToServer.context) == [0, 0, 0, 15, 0])
-            #expect(keys.clientToServer == hex(vector.clientToServer.key), "\(vector.suite) client-to-server")
-            #expect(keys.serverToClient == hex(vector.serverToClient.key), "\(vector.suite) server-to-client")
+            #expect(hexBytes(vector.clientToServer.context) == [0, 0, 0, 15, 0])
+            #expect(keys.clientToServer == hexBytes(vector.clientToServer.key), "\(vector.suite) client-to-server")
+            #expect(keys.serverToClient == hexBytes(vector.serverToClient.key), "\(vector.suite) server-to-client")
         }
     }
 
@@ -97,9 +98,4 @@ import TimeSync
         #expect(TLSExporter.exporterSecret(inKeyLogLine: ByteBuffer(string: "EXPORTER_SECRET 00 abc")) == nil)
         #expect(TLSExporter.exporterSecret(inKeyLogLine: ByteBuffer(string: "EXPORTER_SECRET 00 zz")) == nil)
     }
-}
-
-/// Bytes from hexadecimal text.
-func hex(_ text: String) -> [UInt8] {
-    TLSExporter.hexBytes(Substring(text))!
 }

@@ -229,6 +229,7 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
         var latencies: [Int64] = []
         latencies.reserveCapacity(total)
         var kisses = 0
+        var unstamped = 0  // NTS replies: answered, with no send instant to measure from
         var receivedBytes = 0
         let size = 512
         var buffer = [UInt8](repeating: 0, count: size * batchLimit)
@@ -253,7 +254,7 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
                     if let nts {
                         // NTS: no send instant in the request; count the replies to ours.
                         if nts.origins.contains(origin) {
-                            latencies.append(-1)
+                            unstamped += 1
                             if buffer[base + 1] == 0 { kisses += 1 }
                         }
                         continue
@@ -267,6 +268,7 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
             }
         }
         box.latencies = latencies
+        box.unstamped = unstamped
         box.kisses = kisses
         box.receivedBytes = receivedBytes
         done.signal()
@@ -315,8 +317,8 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
     }
     done.wait()
     let cpuAfter = options.serverPID.flatMap { cpuSeconds(pid: $0) }
-    let sorted = box.latencies.filter { $0 >= 0 }.sorted()
-    let answered = box.latencies.count
+    let sorted = box.latencies.sorted()
+    let answered = sorted.count + box.unstamped
     func percentile(_ q: Double) -> Double? {
         guard !sorted.isEmpty else { return nil }
         let rank = max(1, Int((q * Double(sorted.count)).rounded(.up)))
@@ -333,6 +335,7 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
 final class LatencyBox: @unchecked Sendable {
     // Safe: one write before `done.signal()`, one read after `done.wait()` (the semaphore orders them).
     var latencies: [Int64] = []
+    var unstamped = 0
     var kisses = 0
     var receivedBytes = 0
 }

@@ -145,16 +145,17 @@ public struct NTPPacket: Sendable, Hashable {
     /// The packet's wire format: the header, the extension fields and the MAC, if any.
     public func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.headerSize + extensionFields.reduce(0) { $0 + 4 + $1.value.count } + (messageAuthenticationCode?.count ?? 0))
+        bytes.reserveCapacity(encodedSize)
         bytes.append(contentsOf: repeatElement(0, count: Self.headerSize))
         bytes.withUnsafeMutableBytes { _ = writeHeader(to: $0) }
-        for field in extensionFields {
-            bytes.appendBigEndian(field.type)
-            bytes.appendBigEndian(UInt16(clamping: field.value.count + 4))
-            bytes.append(contentsOf: field.value)
-        }
+        for field in extensionFields { field.append(to: &bytes) }
         if let messageAuthenticationCode { bytes.append(contentsOf: messageAuthenticationCode) }
         return bytes
+    }
+
+    /// The length of ``encoded()``, without encoding.
+    public var encodedSize: Int {
+        Self.headerSize + extensionFields.reduce(0) { $0 + 4 + $1.value.count } + (messageAuthenticationCode?.count ?? 0)
     }
 }
 
@@ -195,11 +196,30 @@ struct NTPByteReader {
     }
 }
 
+extension NTPExtensionField {
+    /// Appends the field's wire form: type, length (the value's and the 4 bytes before it), value.
+    package func append(to bytes: inout [UInt8]) {
+        bytes.appendBigEndian(type)
+        bytes.appendBigEndian(UInt16(clamping: value.count + 4))
+        bytes.append(contentsOf: value)
+    }
+}
+
 extension [UInt8] {
-    fileprivate mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+    /// Appends `value`, most significant byte first.
+    package mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
         let size = MemoryLayout<T>.size
         for shift in stride(from: (size - 1) * 8, through: 0, by: -8) {
             append(UInt8(truncatingIfNeeded: value >> shift))
         }
+    }
+}
+
+extension FixedWidthInteger {
+    /// The value's bytes, most significant first.
+    package var bigEndianBytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.appendBigEndian(self)
+        return bytes
     }
 }

@@ -118,10 +118,3 @@ public enum NTPServerResponder {
         }
     }
 }
-
-extension NTPPacket {
-    /// The length of ``encoded()``, without encoding.
-    public var encodedSize: Int {
-        Self.headerSize + extensionFields.reduce(0) { $0 + 4 + $1.value.count } + (messageAuthenticationCode?.count ?? 0)
-    }
-}

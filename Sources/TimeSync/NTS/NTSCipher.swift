@@ -72,9 +72,9 @@ package enum NTSFields {
 
     /// Extension fields encoded back to back (the plaintext of encrypted fields).
     package static func encode(_ fields: [NTPExtensionField]) -> [UInt8] {
-        var packet = NTPPacket()
-        packet.extensionFields = fields
-        return Array(packet.encoded().dropFirst(NTPPacket.headerSize))
+        var bytes: [UInt8] = []
+        for field in fields { field.append(to: &bytes) }
+        return bytes
     }
 
     /// Extension fields read back to back from decrypted bytes; `nil` when they do not parse.

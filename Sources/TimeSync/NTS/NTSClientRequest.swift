@@ -38,10 +38,10 @@ public struct NTSClientRequest: Sendable {
                 NTPExtensionField(type: NTSExtensionFieldType.cookiePlaceholder, value: [UInt8](repeating: 0, count: cookieValue.count)))
         }
         let nonce = generator.bytes(NTSFields.nonceLength)
-        let associatedData = packet.encoded()
-        packet.extensionFields.append(
-            NTSFields.authenticator(nonce: nonce, ciphertext: cipher.seal([], nonce: nonce, associatedData: associatedData)))
-        bytes = packet.encoded()
+        // The Authenticator authenticates everything before it, and follows it on the wire.
+        var bytes = packet.encoded()
+        NTSFields.authenticator(nonce: nonce, ciphertext: cipher.seal([], nonce: nonce, associatedData: bytes)).append(to: &bytes)
+        self.bytes = bytes
     }
 
     /// Checks a datagram that arrived for this request.

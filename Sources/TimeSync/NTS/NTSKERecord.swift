@@ -163,8 +163,3 @@ public struct NTSKERecordDecoder: Sendable {
         pending.removeFirst(index)
     }
 }
-
-extension UInt16 {
-    /// Two bytes, most significant first.
-    var bigEndianBytes: [UInt8] { [UInt8(self >> 8), UInt8(truncatingIfNeeded: self)] }
-}
