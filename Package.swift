@@ -192,7 +192,9 @@ let package = Package(
         // Sample builders and in-memory stores for the core's tests.
         .target(name: "TimeSyncFixtures", dependencies: ["TimeSync", "TimeSyncTesting"], path: "Tests/Support/Fixtures"),
         // Unit tests, one target per module; deterministic, no real sleeps, run in parallel.
-        .testTarget(name: "TimeSyncTests", dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncFixtures"]),
+        .testTarget(
+            name: "TimeSyncTests",
+            dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncFixtures", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "TimeSyncSimulationTests", dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncSimulation", "TimeSyncFixtures"]),
         .testTarget(

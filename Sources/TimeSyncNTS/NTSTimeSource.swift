@@ -14,6 +14,9 @@ public struct NTSTimeSource: TimeSource {
     /// NTS tells UTC.
     public var reference: TimeReference { .utc }
 
+    /// NTS replies are authenticated: they bound what unauthenticated sources may claim.
+    public var isAuthenticated: Bool { true }
+
     /// A source for the NTS-KE server at `host:port`.
     /// - Parameters:
     ///   - host: The key-exchange server (its certificate must name it).

@@ -36,11 +36,18 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     /// dropped as lost. Default one hour.
     public var sourceTimeout: Duration = .seconds(3600)
 
+    /// The sources whose replies are signed (Roughtime, NTS): together they bound what the others
+    /// may claim. A source whose interval lies outside the region the authenticated sources agree on
+    /// is a falseticker however many sources vote with it; with none named, every source is one vote.
+    /// A ``TimeSynchronizer`` fills this from its sources' ``TimeSource/isAuthenticated``.
+    public var authenticatedSources: Set<String> = []
+
     /// Creates a configuration.
     public init(
         maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600),
-        serverSlew: Double = 500e-6, serverSlewLimit: Duration = .milliseconds(128)
+        serverSlew: Double = 500e-6, serverSlewLimit: Duration = .milliseconds(128), authenticatedSources: Set<String> = []
     ) {
+        self.authenticatedSources = authenticatedSources
         self.maxDrift = Self.capped(maxDrift, otherwise: 100e-6)
         self.rateWander = Self.capped(rateWander, otherwise: 2e-6)
         self.serverSlew = Self.capped(serverSlew, otherwise: 500e-6)
@@ -68,7 +75,8 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
             windowSize: min(4096, try container.decode(Int.self, forKey: .windowSize)),
             sourceTimeout: try container.decode(Duration.self, forKey: .sourceTimeout),
             serverSlew: try container.decodeIfPresent(Double.self, forKey: .serverSlew) ?? 500e-6,
-            serverSlewLimit: try container.decodeIfPresent(Duration.self, forKey: .serverSlewLimit) ?? .milliseconds(128))
+            serverSlewLimit: try container.decodeIfPresent(Duration.self, forKey: .serverSlewLimit) ?? .milliseconds(128),
+            authenticatedSources: try container.decodeIfPresent(Set<String>.self, forKey: .authenticatedSources) ?? [])
     }
 
     /// The prior on the rate: ±``maxDrift``.

@@ -15,7 +15,9 @@
 /// against it is taken, and the contradicted older samples are dropped. One outlier never wins.
 ///
 /// Across sources, Marzullo's algorithm finds the offset region most sources agree on; sources outside
-/// it are falsetickers. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority(sources:largestAgreeing:)``:
+/// it are falsetickers. Authenticated sources (``EstimatorConfiguration/authenticatedSources``:
+/// Roughtime, NTS) bound the vote: a source outside the region they agree on is a falseticker
+/// whatever the count. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority(sources:largestAgreeing:)``:
 /// no time is better than a wrong one.
 public struct IntersectionEstimator: OffsetEstimator {
     /// `intersection`.
@@ -173,11 +175,16 @@ public struct IntersectionEstimator: OffsetEstimator {
             let elapsed = time.nanoseconds.saturatingSubtract($0.time.nanoseconds)
             return $0.rate.age($0.bounds, by: Double(elapsed)).widened(by: slew.widening(over: elapsed))
         }
-        guard let selection = Marzullo.select(intervals) else { return .noSamples }
-        guard selection.count * 2 > all.count else {
+        guard let (candidates, bounded) = authenticatedFloor(all, intervals) else {
+            // The signed sources contradict each other: no time until most of them agree again.
+            let authenticated = all.indices.filter { configuration.authenticatedSources.contains(all[$0].source) }.map { intervals[$0] }
+            return .noMajority(sources: authenticated.count, largestAgreeing: Marzullo.select(authenticated)?.count ?? 0)
+        }
+        guard let selection = Marzullo.select(bounded) else { return .noSamples }
+        guard selection.count * 2 > candidates.count else {
             return .noMajority(sources: all.count, largestAgreeing: selection.count)
         }
-        let members = selection.members.map { all[$0] }
+        let members = selection.members.map { all[candidates[$0]] }
         var rate = members[0].rate
         var hull = members[0].rate
         var core: OffsetInterval? = selection.region
@@ -194,6 +201,26 @@ public struct IntersectionEstimator: OffsetEstimator {
         // A selected source whose newest sample contradicts its window: the fit may be stale.
         if members.contains(where: { !(suspects[$0.source] ?? []).isEmpty }) { return .contradicted(calibration) }
         return .calibrated(calibration)
+    }
+
+    /// The authenticated floor: when sources of ``EstimatorConfiguration/authenticatedSources`` are
+    /// heard, the region most of them agree on bounds every other source. A source outside it is a
+    /// falseticker and does not vote; the others vote with their intervals cut to it, so no majority
+    /// of unauthenticated sources can place the time outside what the signed sources allow.
+    /// - Returns: The indices of the sources that vote and their intervals; everyone, unchanged, when
+    ///   no authenticated source is heard; `nil` when the authenticated sources have no majority.
+    private func authenticatedFloor(_ all: [SourceFit], _ intervals: [OffsetInterval]) -> (candidates: [Int], intervals: [OffsetInterval])? {
+        let authenticated = all.indices.filter { configuration.authenticatedSources.contains(all[$0].source) }
+        guard !authenticated.isEmpty else { return (Array(all.indices), intervals) }
+        guard let floor = Marzullo.select(authenticated.map { intervals[$0] }), floor.count * 2 > authenticated.count else { return nil }
+        var candidates: [Int] = []
+        var bounded: [OffsetInterval] = []
+        for index in all.indices {
+            guard let inside = intervals[index].intersection(floor.region) else { continue }
+            candidates.append(index)
+            bounded.append(inside)
+        }
+        return (candidates, bounded)
     }
 
     /// The sample to drop from a full window: the widest among all but the newest quarter (ties: the

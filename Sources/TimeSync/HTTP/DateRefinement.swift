@@ -92,10 +92,3 @@ public struct DateRefinement: Sendable, Hashable {
         return MonotonicInstant(nanoseconds: max(earliest, midpoint.saturatingSubtract(halfDelay)))
     }
 }
-
-extension Int64 {
-    fileprivate func saturatingMultiply(_ other: Int64) -> Int64 {
-        let (r, o) = multipliedReportingOverflow(by: other)
-        return o ? ((self < 0) == (other < 0) ? .max : .min) : r
-    }
-}

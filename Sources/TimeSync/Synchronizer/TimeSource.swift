@@ -22,6 +22,10 @@ public protocol TimeSource: Sendable {
     var name: String { get }
     /// Which time the source tells.
     var reference: TimeReference { get }
+    /// Whether the source's replies are signed by the server (Roughtime, NTS), so that no one on the
+    /// path can forge them: such sources bound what unauthenticated ones may claim
+    /// (``EstimatorConfiguration/authenticatedSources``). `false` by default.
+    var isAuthenticated: Bool { get }
     /// Measures the server once (one exchange or a short refinement), within `timeout` for the whole
     /// of it.
     /// - Returns: The samples, at least one.
@@ -35,6 +39,9 @@ public protocol TimeSource: Sendable {
 }
 
 extension TimeSource {
+    /// Unauthenticated.
+    public var isAuthenticated: Bool { false }
+
     /// Every error is a failure: back off and retry.
     public func pollOutcome(for error: any Error) -> PollOutcome { .failure }
 }

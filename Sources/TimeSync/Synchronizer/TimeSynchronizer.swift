@@ -59,10 +59,12 @@ public final class TimeSynchronizer: Sendable {
         self.sources = sources
         self.fallbackSources = fallbackSources
         self.configuration = configuration
+        var estimator = configuration.estimator
+        estimator.authenticatedSources.formUnion(all.filter(\.isAuthenticated).map(\.name))
         let clock = ServerClock(
             timeBase: timeBase,
             configuration: ServerClock.Configuration(
-                estimator: configuration.estimator, minimumAgreeingSources: minimum, persistence: configuration.persistence,
+                estimator: estimator, minimumAgreeingSources: minimum, persistence: configuration.persistence,
                 restorableSources: names),
             store: store, keyProvider: keyProvider, onWarning: onWarning)
         let subscribers = EventSubscribers<TimeSynchronizerEvent>()

@@ -26,6 +26,12 @@ extension Int64 {
         return o ? (other < 0 ? .max : .min) : r
     }
 
+    @usableFromInline
+    package func saturatingMultiply(_ other: Int64) -> Int64 {
+        let (r, o) = multipliedReportingOverflow(by: other)
+        return o ? ((self < 0) == (other < 0) ? .max : .min) : r
+    }
+
     /// Converts a floating-point nanosecond count to the nearest integer, saturating at the ends of
     /// the range.
     @usableFromInline
