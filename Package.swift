@@ -157,6 +157,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
+                .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["CLI"])),
             ]
         ),
         // Test and benchmark support, in no product (trait `CLI`): a seeded user-space UDP relay (delay,

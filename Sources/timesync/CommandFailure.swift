@@ -131,6 +131,19 @@ extension CommandFailure {
                     : "Query again from another network; if it persists, someone on the path alters or forges the server's replies.")
         case let error as NTSKeyFileError:
             return CommandFailure(kind: .failed, message: "\(error)", help: "Check the file: its path, its permissions and its contents.")
+        case let error as RoughtimeError:
+            switch error {
+            case .timeout:
+                return CommandFailure(
+                    kind: .timeout, message: "\(error)",
+                    help: "Check the host, the port and the key (a server drops a request naming another key); raise --timeout.")
+            case .badKey, .invalidReport, .requestTooShort:
+                return .invalidArgument("\(error)", help: "Give the key as 32 bytes in base64 (or hex), or a report's JSON file.")
+            default:
+                return CommandFailure(
+                    kind: .unauthenticated, message: "\(error)",
+                    help: "The reply did not verify under the key given: check the key; if it persists, the server or the path lies.")
+            }
         case let error as SampleConsensusError:
             return CommandFailure(
                 kind: .noMajority, message: "the samples of\(at) contradict each other: \(error)",

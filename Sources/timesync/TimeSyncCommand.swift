@@ -13,7 +13,7 @@ struct TimeSyncCommand: AsyncParsableCommand {
             argument), 1 for any other failure. Each failure says what happened and what to do; with \
             --json it is a JSON object on stdout whose errorType is a stable name (see the README).
             """,
-        subcommands: [Query.self, Watch.self, Serve.self, Simulate.self, Demo.self])
+        subcommands: [Query.self, Watch.self, Serve.self, Roughtime.self, Simulate.self, Demo.self])
 
     /// Parses, runs, and reports failures: usage errors as ArgumentParser does (or as JSON under
     /// `--json`), a ``CommandFailure`` with its message and what to do.

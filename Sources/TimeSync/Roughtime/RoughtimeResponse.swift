@@ -121,20 +121,20 @@ public struct RoughtimeResponse: Sendable, Hashable {
         if !framed {
             version = .google
         } else {
-            let value: UInt32
-            if signedResponse[.version] != nil {
-                value = try signedResponse.uint32(.version)
-            } else if message[.version] != nil {
-                value = try message.uint32(.version)
-            } else {
-                throw RoughtimeError(.missingTag, "VER")
+            // VER is signed inside SREP (version 1, 0x8000000c, and some servers' older drafts), at the
+            // top (drafts 8 and 11), or both, when they must agree.
+            let signed = signedResponse[.version] != nil ? try signedResponse.uint32(.version) : nil
+            let unsigned = message[.version] != nil ? try message.uint32(.version) : nil
+            guard let value = signed ?? unsigned else { throw RoughtimeError(.missingTag, "VER") }
+            if let signed, let unsigned, signed != unsigned {
+                throw RoughtimeError(.malformedMessage, "VER 0x\(String(unsigned, radix: 16)) outside SREP, 0x\(String(signed, radix: 16)) inside")
             }
             guard let known = RoughtimeVersion(wireValue: value) else {
                 throw RoughtimeError(.unsupportedVersion, "reply in 0x\(String(value, radix: 16))")
             }
-            // Where VER sits is part of the version: a signed one for 1 and 0x8000000c.
-            guard known.signsVersion == (signedResponse[.version] != nil) else {
-                throw RoughtimeError(.malformedMessage, "VER of \(known) in the wrong place")
+            // Version 1 and 0x8000000c sign their version.
+            guard !known.signsVersion || signed != nil else {
+                throw RoughtimeError(.malformedMessage, "VER of \(known) outside SREP")
             }
             version = known
         }

@@ -1,0 +1,122 @@
+import TimeSync
+
+/// A Roughtime client on the system's UDP sockets: one request, one verified reply, under one deadline.
+///
+/// A datagram that does not verify (a forgery, a reply to another request, a broken message) is
+/// dropped and the wait goes on; only a reply signed under the pinned key becomes a time.
+public struct RoughtimeClient: Sendable {
+    /// The server's host name or address.
+    public let host: String
+    /// The server's UDP port.
+    public let port: Int
+    /// The server's long-term Ed25519 public key (32 bytes).
+    public let publicKey: [UInt8]
+    /// The versions offered.
+    public let versions: [RoughtimeVersion]
+    /// The clocks.
+    public let timeBase: any TimeBase
+    /// Which addresses the name may resolve to.
+    public let addressPolicy: AddressPolicy
+
+    /// One verified exchange.
+    public struct Exchange: Sendable {
+        /// The request as sent.
+        public let request: RoughtimeRequest
+        /// The verified reply.
+        public let response: RoughtimeResponse
+        /// When the request left and the reply arrived, on the monotonic clock.
+        public let requestSent: MonotonicInstant
+        public let responseReceived: MonotonicInstant
+        /// The address that answered.
+        public let address: IPEndpoint
+        /// Datagrams that arrived but did not verify, with why.
+        public let dropped: [RoughtimeError]
+
+        /// The exchange as a sample: the signed interval MIDP ± RADI held at some instant between
+        /// sending and receiving, so θ lies in [MIDP − RADI − t4, MIDP + RADI − t1].
+        /// - Throws: `SampleError` for an interval outside the sample limits (a radius over 16 s).
+        public func sample(source: String) throws -> OffsetSample {
+            try OffsetSample.exchange(
+                source: source, requestSent: requestSent, serverReceive: response.midpoint, serverTransmit: response.midpoint,
+                responseReceived: responseReceived, serverUncertainty: response.radius)
+        }
+    }
+
+    /// A client for the server at `host:port` with the long-term key `publicKey`.
+    public init(
+        host: String, port: Int, publicKey: [UInt8], versions: [RoughtimeVersion] = RoughtimeVersion.defaultOffer,
+        timeBase: any TimeBase = SystemTimeBase(), addressPolicy: AddressPolicy = .publicOnly
+    ) {
+        self.host = host
+        self.port = port
+        self.publicKey = publicKey
+        self.versions = versions.isEmpty ? RoughtimeVersion.defaultOffer : versions
+        self.timeBase = timeBase
+        self.addressPolicy = addressPolicy
+    }
+
+    /// Queries the server once.
+    /// - Parameters:
+    ///   - nonce: The nonce (32 bytes; 64 for Google's protocol): random by default, or a chained
+    ///     one (``RoughtimeChain/nonce(blind:)``).
+    ///   - timeout: The deadline for the whole exchange, resolution included.
+    /// - Returns: The verified exchange.
+    /// - Throws: ``RoughtimeError`` (`.timeout` naming the last reason a datagram was refused),
+    ///   ``NTPClientError`` for resolution and socket failures, `CancellationError`.
+    public func exchange(nonce: [UInt8]? = nil, timeout: Duration = .seconds(5)) async throws -> Exchange {
+        let started = timeBase.monotonicNow()
+        func remaining() -> Duration {
+            timeout - .nanoseconds(timeBase.monotonicNow().nanoseconds.saturatingSubtract(started.nanoseconds))
+        }
+        let addresses = try await NTPResolver.resolve(host: host, port: port, policy: addressPolicy, timeout: timeout)
+        guard let address = addresses.first else { throw NTPClientError(.noAddresses, host) }
+        var generator = SystemRandomNumberGenerator()
+        let request = RoughtimeRequest(
+            versions: versions, nonce: nonce ?? generator.bytes(versions.contains(.google) ? 64 : 32), serverKey: publicKey)
+        let socket = try DatagramSocket(connectingTo: address, timeBase: timeBase)
+        defer { socket.close() }
+        socket.close(after: remaining())
+        let sent = timeBase.monotonicNow()
+        try socket.send(request.packet)
+        var dropped: [RoughtimeError] = []
+        while let datagram = try await socket.next() {
+            do {
+                let response = try RoughtimeResponse.verify(datagram.bytes, request: request, publicKey: publicKey)
+                return Exchange(
+                    request: request, response: response, requestSent: sent, responseReceived: datagram.receivedAt, address: address,
+                    dropped: dropped)
+            } catch {
+                dropped.append(error)
+            }
+        }
+        try Task.checkCancellation()
+        let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds.saturatingSubtract(started.nanoseconds))
+        let reason = dropped.last.map { "; last datagram refused: \($0)" } ?? ""
+        throw RoughtimeError(.timeout, "from \(address) within \(waited.readable)\(reason)")
+    }
+}
+
+/// One Roughtime server as a `TimeSource`: each measurement is one verified exchange, and the signed
+/// interval, widened by the round trip, enters the estimator as an authenticated source that bounds
+/// what unauthenticated sources may claim.
+public struct RoughtimeTimeSource: TimeSource {
+    /// The client.
+    public let client: RoughtimeClient
+    /// `roughtime://host:port`; the samples carry it.
+    public let name: String
+
+    /// Roughtime tells UTC.
+    public var reference: TimeReference { .utc }
+    /// Signed by the server: a floor under unauthenticated sources.
+    public var isAuthenticated: Bool { true }
+
+    /// A source for `client`'s server.
+    public init(client: RoughtimeClient) {
+        self.client = client
+        name = "roughtime://" + HostPort.format(host: client.host, port: client.port)
+    }
+
+    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+        [try await client.exchange(timeout: timeout).sample(source: name)]
+    }
+}
