@@ -58,10 +58,10 @@ public struct RoughtimeClient: Sendable {
     /// Queries the server once.
     /// - Parameters:
     ///   - nonce: The nonce (32 bytes; 64 for Google's protocol): random by default, or a chained
-    ///     one (``RoughtimeChain/nonce(blind:)``).
+    ///     one (`RoughtimeChain.nonce(blind:)`).
     ///   - timeout: The deadline for the whole exchange, resolution included.
     /// - Returns: The verified exchange.
-    /// - Throws: ``RoughtimeError`` (`.timeout` naming the last reason a datagram was refused),
+    /// - Throws: `RoughtimeError` (`.timeout` naming the last reason a datagram was refused),
     ///   ``NTPClientError`` for resolution and socket failures, `CancellationError`.
     public func exchange(nonce: [UInt8]? = nil, timeout: Duration = .seconds(5)) async throws -> Exchange {
         let started = timeBase.monotonicNow()

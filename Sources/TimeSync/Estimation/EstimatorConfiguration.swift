@@ -66,7 +66,7 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
         value.isFinite ? min(abs(value), driftLimit) : fallback
     }
 
-    /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:serverSlew:serverSlewLimit:)``.
+    /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:serverSlew:serverSlewLimit:authenticatedSources:)``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
