@@ -13,15 +13,15 @@ import TimeSyncNTPServer
     @Test(.enabled(if: Interop.shouldRun(["chronyd", "faketime"])), .timeLimit(.minutes(1)))
     func clientMeasuresChronydUnderFaketime() async throws {
         let chronyd = try #require(Interop.chronyd, "chronyd is missing: run scripts/install-test-deps")
-        let faketime = try #require(Interop.faketime, "faketime is missing: run scripts/install-test-deps")
+        #expect(Interop.libfaketime() != nil, "libfaketime is missing: run scripts/install-test-deps")
         let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let port = try await freeUDPPort()
         try writeChronyConfiguration(port: port, directory: directory)
         let chrony = try ChildProcessGroup(
             // -U: no root check (CI may run unprivileged; -x and a high port need no privilege).
-            faketime, ["-f", "+1.5s", chronyd, "-U", "-x", "-d", "-f", "\(directory)/chrony.conf"],
-            environment: ["FAKETIME_DONT_FAKE_MONOTONIC": "1"], outputPath: "\(directory)/chronyd.log")
+            chronyd, ["-U", "-x", "-d", "-f", "\(directory)/chrony.conf"],
+            environment: try Interop.fakeTimeEnvironment("+1.5s"), outputPath: "\(directory)/chronyd.log")
         defer {
             // chronyd runs in faketime's process group; kill it by its pidfile too, in case it left.
             if let pid = try? String(contentsOfFile: "\(directory)/chronyd.pid", encoding: .utf8),
@@ -76,10 +76,14 @@ import TimeSyncNTPServer
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let portFile = "\(directory)/port"
         let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        let helper = try ChildProcessGroup(
-            faketime, ["-f", "-0.75s", executable, "--testing-library", "swift-testing", "--filter", "ntpServeHelperUnderFaketime"],
-            environment: ["FAKETIME_DONT_FAKE_MONOTONIC": "1", Self.helperVariable: portFile],
-            outputPath: "\(directory)/helper.log")
+        // The faketime wrapper names a semaphore after its own PID; one left behind by a wrapper that
+        // was killed makes it fail at once ("sem_open: File exists"). A new PID does not collide.
+        var helper = try Self.startHelper(faketime: faketime, executable: executable, portFile: portFile, directory: directory)
+        for _ in 0..<3 {
+            try await Task.sleep(for: .milliseconds(300))
+            guard helper.poll() != nil, helper.output.contains("sem_open") else { break }
+            helper = try Self.startHelper(faketime: faketime, executable: executable, portFile: portFile, directory: directory)
+        }
         defer {
             try? FileManager.default.removeItem(atPath: portFile)
             helper.stop()
@@ -112,6 +116,13 @@ import TimeSyncNTPServer
     }
 
     static let helperVariable = "TIMESYNC_NTP_SERVE_HELPER"
+
+    static func startHelper(faketime: String, executable: String, portFile: String, directory: String) throws -> ChildProcessGroup {
+        try ChildProcessGroup(
+            faketime, ["-f", "-0.75s", executable, "--testing-library", "swift-testing", "--filter", "ntpServeHelperUnderFaketime"],
+            environment: ["FAKETIME_DONT_FAKE_MONOTONIC": "1", helperVariable: portFile],
+            outputPath: "\(directory)/helper.log")
+    }
 
     /// Not a test by itself: when ``chronyMeasuresOurServerUnderFaketime()`` re-executes this binary
     /// with `TIMESYNC_NTP_SERVE_HELPER` set, serves NTP from the (faked) system clock, writes the port

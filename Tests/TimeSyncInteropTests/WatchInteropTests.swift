@@ -15,7 +15,7 @@ import TimeSyncTestSupport
 
         init(shifts: [Double]) async throws {
             let chronyd = try #require(Interop.chronyd, "chronyd is missing: run scripts/install-test-deps")
-            let faketime = try #require(Interop.faketime, "faketime is missing: run scripts/install-test-deps")
+            #expect(Interop.libfaketime() != nil, "libfaketime is missing: run scripts/install-test-deps")
             directory = try makeTemporaryDirectory()
             for (index, shift) in shifts.enumerated() {
                 let serverDirectory = "\(directory)/\(index)"
@@ -26,8 +26,8 @@ import TimeSyncTestSupport
                 let process = shift == 0
                     ? try ChildProcessGroup(chronyd, Array(arguments.dropFirst()), outputPath: "\(serverDirectory)/chronyd.log")
                     : try ChildProcessGroup(
-                        faketime, ["-f", String(format: "%+.3fs", shift)] + arguments,
-                        environment: ["FAKETIME_DONT_FAKE_MONOTONIC": "1"], outputPath: "\(serverDirectory)/chronyd.log")
+                        chronyd, Array(arguments.dropFirst()),
+                        environment: try Interop.fakeTimeEnvironment(String(format: "%+.3fs", shift)), outputPath: "\(serverDirectory)/chronyd.log")
                 processes.append(process)
                 ports.append(port)
             }
