@@ -6,7 +6,8 @@ import Testing
 enum RoughtimeVectors {
     static var directory: URL {
         if let path = ProcessInfo.processInfo.environment["TIMESYNC_ROUGHTIME_VECTORS"] { return URL(fileURLWithPath: path) }
-        var root = URL(fileURLWithPath: #filePath)
+        // Through symlinks (scripts/tsan links this folder into a package of its own) to the checkout.
+        var root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         for _ in 0..<4 { root.deleteLastPathComponent() }
         return root.deletingLastPathComponent().appendingPathComponent("shared/roughtime-vectors")
     }
