@@ -1,8 +1,8 @@
 #if NTS
 /// Hexadecimal text and bytes: the key log's secrets, the key file's identifiers and keys.
-enum Hex {
+package enum Hex {
     /// Bytes from hexadecimal digits (either case); `nil` for an odd count or another character.
-    static func decode(_ text: Substring) -> [UInt8]? {
+    package static func decode(_ text: Substring) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
@@ -15,7 +15,7 @@ enum Hex {
     }
 
     /// Lowercase hexadecimal digits, two a byte.
-    static func encode(_ bytes: [UInt8]) -> String {
+    package static func encode(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef")
         return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
     }

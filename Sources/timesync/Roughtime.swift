@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import TimeSync
 import TimeSyncNTP
+import TimeSyncNTS
 
 /// `timesync roughtime`: signed time you can prove wrong (RFC 10049).
 struct Roughtime: AsyncParsableCommand {
@@ -54,18 +55,8 @@ enum RoughtimeKeyText {
     static func publicKey(_ text: String) throws(RoughtimeError) -> [UInt8] {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if let data = Data(base64Encoded: trimmed), data.count == 32 { return Array(data) }
-        if trimmed.count == 64, let bytes = hexDecoded(trimmed) { return bytes }
+        if trimmed.count == 64, let bytes = Hex.decode(trimmed[...]) { return bytes }
         throw RoughtimeError(.badKey, "'\(trimmed)' is not 32 bytes of base64 or hex")
-    }
-
-    static func hexDecoded(_ text: String) -> [UInt8]? {
-        var bytes: [UInt8] = []
-        var iterator = text.makeIterator()
-        while let high = iterator.next() {
-            guard let low = iterator.next(), let value = UInt8(String([high, low]), radix: 16) else { return nil }
-            bytes.append(value)
-        }
-        return bytes
     }
 
     /// A long-term private key file: the 32-byte seed in base64 on one line.

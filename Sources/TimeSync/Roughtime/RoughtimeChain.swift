@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Queries to several Roughtime servers chained so that their order is provable, and the proof of
@@ -37,10 +36,7 @@ public struct RoughtimeChain: Sendable {
 
     /// `SHA-512(previous ‖ rand)` truncated to 32 bytes.
     static func chainedNonce(previous: [UInt8], rand: [UInt8]) -> [UInt8] {
-        var hasher = SHA512()
-        hasher.update(data: previous)
-        hasher.update(data: rand)
-        return Array(hasher.finalize().prefix(32))
+        RoughtimeMerkle.hash(nil, [previous[...], rand[...]], length: 32)
     }
 
     /// Adds a verified query whose nonce came from ``nonce(blind:)`` with `blind`.
