@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "TimeSyncNTP", targets: ["TimeSyncNTP"]),
         .library(name: "TimeSyncNTPServer", targets: ["TimeSyncNTPServer"]),
         .library(name: "TimeSyncNTS", targets: ["TimeSyncNTS"]),
+        .library(name: "TimeSyncRoughtimeServer", targets: ["TimeSyncRoughtimeServer"]),
         .library(name: "TimeSyncHTTP", targets: ["TimeSyncHTTP"]),
         .library(name: "TimeSyncAsyncHTTPClient", targets: ["TimeSyncAsyncHTTPClient"]),
         .library(name: "TimeSyncHummingbird", targets: ["TimeSyncHummingbird"]),
@@ -25,12 +26,15 @@ let package = Package(
             name: "NTS",
             description: "TimeSyncNTS: authenticated NTP (RFC 8915), client and server, on SwiftNIO and swift-nio-ssl.",
             enabledTraits: ["ServiceLifecycle"]),
+        .trait(
+            name: "RoughtimeServer", description: "TimeSyncRoughtimeServer: the Roughtime server (batch-signed replies), on SwiftNIO.",
+            enabledTraits: ["NTPServer"]),
         .trait(name: "AsyncHTTPClient", description: "TimeSyncAsyncHTTPClient: HTTP measurement on AsyncHTTPClient."),
         .trait(name: "Hummingbird", description: "TimeSyncHummingbird: time stamps on Hummingbird responses.", enabledTraits: ["ServiceLifecycle"]),
         .trait(name: "ServiceLifecycle", description: "TimeSynchronizer and NTPPoolSource as swift-service-lifecycle Services."),
         .trait(
             name: "CLI", description: "The timesync command (and the test tools): every other trait and swift-argument-parser.",
-            enabledTraits: ["NTPServer", "NTS", "AsyncHTTPClient", "Hummingbird", "ServiceLifecycle"]),
+            enabledTraits: ["NTPServer", "NTS", "RoughtimeServer", "AsyncHTTPClient", "Hummingbird", "ServiceLifecycle"]),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -100,6 +104,20 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["NTS"])),
             ]
         ),
+        // The Roughtime server (trait `RoughtimeServer`): the core's responder on a SwiftNIO socket,
+        // requests read together signed together.
+        .target(
+            name: "TimeSyncRoughtimeServer",
+            dependencies: [
+                "TimeSync",
+                "TimeSyncNTPServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["RoughtimeServer"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["RoughtimeServer"])),
+            ]
+        ),
         // HTTP without SwiftNIO: the observer, the header, the URLSession adapter (what an app needs).
         .target(
             name: "TimeSyncHTTP",
@@ -149,6 +167,7 @@ let package = Package(
                 "TimeSyncNTP",
                 "TimeSyncNTPServer",
                 "TimeSyncNTS",
+                "TimeSyncRoughtimeServer",
                 "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient",
                 "TimeSyncHummingbird",
@@ -210,6 +229,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "TimeSyncRoughtimeServerTests",
+            dependencies: [
+                "TimeSync", "TimeSyncRoughtimeServer", "TimeSyncTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
             name: "TimeSyncNTSTests",
             dependencies: [
                 "TimeSync", "TimeSyncNTS", "TimeSyncTesting", "TimeSyncFixtures",
@@ -242,8 +271,9 @@ let package = Package(
         .testTarget(
             name: "TimeSyncInteropTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient",
-                "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
+                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
+                "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

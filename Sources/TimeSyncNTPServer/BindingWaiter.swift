@@ -12,19 +12,21 @@ import ServiceLifecycle
 import TimeSync
 
 /// Lets callers wait for the server's bound address.
-final class BindingWaiter: Sendable {
+package final class BindingWaiter: Sendable {
     private let result = Locked<Result<SocketAddress, any Error>?>(nil)
     private let waiters = Waiters()
 
-    func succeed(_ address: SocketAddress) { complete(.success(address)) }
-    func fail(_ error: any Error) { complete(.failure(error)) }
+    package init() {}
+
+    package func succeed(_ address: SocketAddress) { complete(.success(address)) }
+    package func fail(_ error: any Error) { complete(.failure(error)) }
 
     private func complete(_ outcome: Result<SocketAddress, any Error>) {
         result.withLock { $0 = outcome }
         waiters.wakeAll()
     }
 
-    func wait() async throws -> SocketAddress {
+    package func wait() async throws -> SocketAddress {
         try await waiters.wait { result.withLock { $0 } }.get()
     }
 }

@@ -5,7 +5,7 @@ import TimeSync
 
 extension SocketAddress {
     /// `ip:port`, with brackets around an IPv6 address: how logs and errors print it.
-    var endpoint: String {
+    package var endpoint: String {
         guard let ip = ipAddress else { return "\(self)" }
         return HostPort.format(host: ip, port: self.port ?? 0)
     }

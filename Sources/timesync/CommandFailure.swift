@@ -137,8 +137,13 @@ extension CommandFailure {
                 return CommandFailure(
                     kind: .timeout, message: "\(error)",
                     help: "Check the host, the port and the key (a server drops a request naming another key); raise --timeout.")
-            case .badKey, .invalidReport, .requestTooShort:
-                return .invalidArgument("\(error)", help: "Give the key as 32 bytes in base64 (or hex), or a report's JSON file.")
+            case .badKey:
+                return .invalidArgument(
+                    "\(error)", help: "A public key is 32 bytes in base64 or hex; a key file holds the base64 seed 'timesync roughtime keygen' writes.")
+            case .invalidReport:
+                return .invalidArgument("\(error)", help: "Give a report as 'timesync roughtime query --report FILE' writes it.")
+            case .requestTooShort:
+                return .invalidArgument("\(error)", help: "Requests are at least 1024 bytes: the report holds one that is not, so it proves nothing.")
             default:
                 return CommandFailure(
                     kind: .unauthenticated, message: "\(error)",

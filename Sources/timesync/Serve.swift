@@ -5,12 +5,14 @@ import Logging
 import ServiceLifecycle
 import TimeSyncHummingbird
 import TimeSyncNTS
+import TimeSyncRoughtimeServer
 
 /// `timesync serve`: an SNTP server and/or an HTTP `/time` endpoint with the timestamp middleware, in
 /// one process, until SIGINT or SIGTERM.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve time: SNTP (--ntp HOST:PORT), NTS (--nts-ke HOST:PORT) and/or HTTP /time with the timestamp header (--http HOST:PORT).",
+        abstract:
+            "Serve time: SNTP (--ntp HOST:PORT), NTS (--nts-ke HOST:PORT), Roughtime (--roughtime HOST:PORT) and/or HTTP /time with the timestamp header (--http HOST:PORT).",
         discussion: """
             NTS (RFC 8915): --nts-ke HOST:PORT --cert FILE --key FILE serves key exchanges over TLS 1.3, and the \
             --ntp server answers NTS requests authenticated. The master keys that seal the cookies are rotated \
@@ -18,6 +20,8 @@ struct Serve: AsyncParsableCommand {
             kept in DIR/ntskeys, which NTP servers on other hosts read to answer the same clients: run \
             'serve --ntp HOST:PORT --nts-key-dir DIR' there (no --nts-ke), and name one of them to clients \
             with --nts-ntp-server HOST:PORT on the key-exchange server.
+
+            Roughtime (RFC 10049): --roughtime HOST:PORT --key FILE serves signed time under the long-term             key in FILE ('timesync roughtime keygen --out FILE' makes one; with --nts-ke, name it             --roughtime-key FILE). An online key, delegated for --roughtime-key-lifetime seconds and renewed             before it ends, signs the replies; requests read together (up to --roughtime-batch) share one             signature.
             """)
 
     @Option(help: "Serve SNTP on this UDP address, e.g. 127.0.0.1:12300 or [::1]:123.")
@@ -86,13 +90,32 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "NTS: seconds between rotations of the master key (60 to 31536000).")
     var ntsKeyRotation: Double = 86_400
 
+    @Option(help: "Roughtime: serve signed time on this UDP address, e.g. 0.0.0.0:2002; needs a long-term key (--key FILE).")
+    var roughtime: String?
+
+    @Option(help: "Roughtime: the long-term private key file (base64 of 32 bytes, from 'timesync roughtime keygen'); --key names it too when there is no --nts-ke.")
+    var roughtimeKey: String?
+
+    @Option(parsing: .unconditional, help: "Roughtime: the most requests answered under one signature (1 to 64; 1 signs each reply alone).")
+    var roughtimeBatch: Int = RoughtimeServerConfiguration.maximumBatchSize
+
+    @Option(parsing: .unconditional, help: "Roughtime: RADI, the seconds the true time may lie from the signed midpoint (3 to 86400).")
+    var roughtimeRadius: UInt32 = 3
+
+    @Option(parsing: .unconditional, help: "Roughtime: seconds an online key signs before a new one is delegated (60 to 31536000).")
+    var roughtimeKeyLifetime: Double = 86_400
+
+    @Option(help: "Roughtime: the versions answered, comma-separated (default: 1,0x8000000c,0x8000000b,0x80000008).")
+    var roughtimeVersions: String?
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
     func validate() throws {
-        guard ntp != nil || http != nil || ntsKe != nil else {
-            throw ValidationError("nothing to serve: give --ntp HOST:PORT, --nts-ke HOST:PORT, --http HOST:PORT, or several")
+        guard ntp != nil || http != nil || ntsKe != nil || roughtime != nil else {
+            throw ValidationError("nothing to serve: give --ntp HOST:PORT, --nts-ke HOST:PORT, --roughtime HOST:PORT, --http HOST:PORT, or several")
         }
+        try validateRoughtime()
         if let ntsKe {
             _ = try Self.address(ntsKe, flag: "--nts-ke")
             guard cert != nil, key != nil else { throw ValidationError("--nts-ke needs --cert FILE and --key FILE (PEM)") }
@@ -103,10 +126,12 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("--nts-ke tells clients the --ntp port: give --ntp a port other than 0")
             }
         } else {
-            guard cert == nil, key == nil, ntsNtpServer == nil else { throw ValidationError("--cert, --key and --nts-ntp-server go with --nts-ke") }
+            guard cert == nil, key == nil || roughtime != nil, ntsNtpServer == nil else {
+                throw ValidationError("--cert, --key and --nts-ntp-server go with --nts-ke (or --key with --roughtime)")
+            }
             if ntsKeyDir != nil, ntp == nil { throw ValidationError("--nts-key-dir without --nts-ke needs --ntp: the NTP server that answers NTS") }
         }
-        for (flag, file) in [("--cert", cert), ("--key", key)] {
+        for (flag, file) in [("--cert", cert), ("--key", key), ("--roughtime-key", roughtimeKey)] {
             if let file, !FileManager.default.isReadableFile(atPath: file) { throw ValidationError("\(flag) '\(file)': no readable file there") }
         }
         if let ntsKeyDir {
@@ -214,6 +239,12 @@ struct Serve: AsyncParsableCommand {
             }
         } catch {
             throw CommandFailure.from(error)
+        }
+        if let roughtime, let address = parseHTTPAddress(roughtime), let keyFile = roughtimeKeyFile {
+            services.append(
+                try makeRoughtimeServerService(
+                    host: address.host, port: address.port, keyFile: keyFile, batchSize: roughtimeBatch, radius: roughtimeRadius,
+                    keyLifetime: roughtimeKeyLifetime, versions: try parsedRoughtimeVersions(), logger: logger))
         }
         if let http, let address = parseHTTPAddress(http) {
             services.append(try makeHTTPServerService(host: address.host, port: address.port, limits: httpLimits, logger: logger))

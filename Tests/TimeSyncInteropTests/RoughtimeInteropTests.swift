@@ -1,12 +1,15 @@
+import Crypto
 import Foundation
 import Testing
 import TimeSync
 import TimeSyncNTP
+import TimeSyncRoughtimeServer
 import TimeSyncTestSupport
 
-/// Roughtime against a real peer: PyPI `roughly` 0.3.0's server (installed by
-/// `scripts/install-test-deps` in its own venv), queried by our client and our CLI, one server or
-/// chained, with a liar under libfaketime caught and proven.
+/// Roughtime against a real peer: PyPI `roughly` 0.3.0 (installed by `scripts/install-test-deps` in
+/// its own venv). Its server queried by our client and our CLI, one server or chained, with a liar
+/// under libfaketime caught and proven; its client against `timesync serve --roughtime`; our client
+/// against our server on a real socket, many at once.
 @Suite(.serialized) struct RoughtimeInteropTests {
     static let roughly = "/opt/timesync-test-deps/roughly-venv/bin/roughly"
     static var available: Bool { Interop.required || FileManager.default.isExecutableFile(atPath: roughly) }
@@ -90,5 +93,80 @@ import TimeSyncTestSupport
                 #expect(proof.stdout.contains("misbehaviour: reply 1 says the time was at least"))
             }
         }
+    }
+
+    /// `timesync serve --roughtime` with a key from `timesync roughtime keygen`, on a free loopback
+    /// port, for the duration of `body`; stopped by PID.
+    static func withOurServer<T>(_ extraArguments: [String], _ body: (Int, String) async throws -> T) async throws -> T {
+        let timesync = try #require(Interop.timesyncBinary(), "build the timesync executable (swift build --traits CLI)")
+        let directory = try makeTemporaryDirectory()
+        let keygen = try await ChildProcess.run(timesync, ["roughtime", "keygen", "--out", directory + "/long-term.key"])
+        #expect(keygen.status == 0, "\(keygen.stderr)")
+        let publicKey = keygen.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let port = try await freeUDPPort()
+        let server = try ChildProcess(
+            timesync, ["serve", "--roughtime", "127.0.0.1:\(port)", "--key", directory + "/long-term.key"] + extraArguments)
+        defer { server.stop() }
+        let started = try await server.wait(timeout: .seconds(20)) { server.stderr.contains("Roughtime server listening") }
+        #expect(started, "timesync serve did not start: \(server.stderr)")
+        #expect(server.stderr.contains("publicKey=\(publicKey)"))
+        return try await body(port, publicKey)
+    }
+
+    /// `roughly query` against our server at `0x8000000c`: it verifies the delegation, the
+    /// signature and the Merkle path, and prints a time within the radius of this machine's clock.
+    @Test(.enabled(if: available)) func roughlysClientVerifiesOurServer() async throws {
+        try await Self.withOurServer(["--roughtime-versions", "0x8000000c"]) { port, publicKey in
+            let query = try await ChildProcess.run(Self.roughly, ["query", "127.0.0.1", "\(port)", publicKey, "--timeout", "5"])
+            let line = try #require(
+                query.stdout.split(separator: "\n").first { $0.hasPrefix("Current time: ") }, "roughly did not verify: \(query.stdout) \(query.stderr)")
+            let fields = line.split(separator: " ")
+            let seconds = try #require(Int64(fields[2]))
+            #expect(fields.count == 6 && fields[3] == "±" && fields[4] == "3", "\(line)")
+            #expect(abs(seconds - SystemTimeBase().wallNow().seconds) <= 3, "\(line)")
+        }
+    }
+
+    /// Offered version 1 (`roughly` lists it first), our server answers in version 1, signed with
+    /// RFC 10049's context strings (`RoughTime v1 …`, as in its Appendix B); `roughly` checks for
+    /// `Roughtime v1 …` and rejects the delegation. Recorded, not hidden: the day `roughly`
+    /// follows the RFC, this test tells.
+    @Test(.enabled(if: available)) func roughlysClientRejectsVersion1ForItsContextStrings() async throws {
+        try await Self.withOurServer([]) { port, publicKey in
+            let query = try await ChildProcess.run(Self.roughly, ["query", "127.0.0.1", "\(port)", publicKey, "--timeout", "5"])
+            #expect(!query.stdout.contains("Current time: "))
+            #expect((query.stdout + query.stderr).contains("Certificate signature invalid"), "\(query.stdout) \(query.stderr)")
+        }
+    }
+
+    /// Our client against our server on a real loopback socket, 200 queries in waves of 50 at once
+    /// (a wave fits the socket's default receive buffer), four versions: every reply verifies in the
+    /// version asked for, nothing is dropped.
+    @Test func ourClientsVerifyOurServerUnderLoad() async throws {
+        let key = Curve25519.Signing.PrivateKey()
+        let server = try RoughtimeServer(configuration: .init(host: "127.0.0.1", port: 0), longTermKey: key)
+        let running = Task { try await server.run() }
+        defer { running.cancel() }
+        let port = try #require(try await server.localAddress().port)
+        let publicKey = Array(key.publicKey.rawRepresentation)
+        let versions: [[RoughtimeVersion]] = [[.rfc], [.draft14], [.draft11], [.draft08]]
+        var results: [RoughtimeVersion: Int] = [:]
+        for wave in 0..<4 {
+            results = try await withThrowingTaskGroup(of: RoughtimeVersion.self) { group in
+                for index in wave * 50..<(wave + 1) * 50 {
+                    group.addTask {
+                        let client = RoughtimeClient(
+                            host: "127.0.0.1", port: port, publicKey: publicKey, versions: versions[index % 4], addressPolicy: .allowingLocal)
+                        return try await client.exchange(timeout: .seconds(10)).response.version
+                    }
+                }
+                return try await group.reduce(into: results) { $0[$1, default: 0] += 1 }
+            }
+        }
+        #expect(results == [.rfc: 50, .draft14: 50, .draft11: 50, .draft08: 50])
+        let statistics = try await server.statistics()
+        #expect(statistics.replied == 200 && statistics.droppedTotal == 0)
+        running.cancel()
+        _ = try? await running.value
     }
 }

@@ -70,6 +70,33 @@ public struct RoughtimeResponder: Sendable {
         delegation = try RoughtimeDelegation(longTermKey: longTermKey, validity: validity)
     }
 
+    /// Delegates a new online key when the current one's window has not begun at `now`, or ends
+    /// within a quarter of `lifetime` after it: replies never go out under an expired delegation,
+    /// and a server whose clock was stepped back gets a window that covers its new time.
+    ///
+    /// The new window runs from an hour before `now` (a clock stepped back a little stays covered)
+    /// to `lifetime` after it.
+    /// - Parameters:
+    ///   - now: The server's time.
+    ///   - lifetime: How long an online key serves, at least a minute.
+    /// - Returns: Whether a new key was delegated.
+    public mutating func renewDelegation(now: UnixTime, lifetime: Duration) throws -> Bool {
+        // Both below 2^63: their sum fits in 64 unsigned bits.
+        let seconds = UInt64(max(0, now.seconds))
+        let margin = UInt64(max(60, lifetime.components.seconds) / 4)
+        guard seconds < delegation.validity.lowerBound || seconds + margin >= delegation.validity.upperBound else { return false }
+        try delegate(validity: RoughtimeResponder.window(now: now, lifetime: lifetime))
+        return true
+    }
+
+    /// The window a fresh online key gets at `now`: from an hour before to `lifetime` (at least a
+    /// minute) after, in whole seconds since 1970.
+    public static func window(now: UnixTime, lifetime: Duration) -> ClosedRange<UInt64> {
+        // Both below 2^63: their sum fits in 64 unsigned bits.
+        let seconds = UInt64(max(0, now.seconds))
+        return (seconds >= 3_600 ? seconds - 3_600 : 0)...(seconds + UInt64(max(60, lifetime.components.seconds)))
+    }
+
     /// Answers the requests that arrived together, signing once per version among them.
     /// - Parameters:
     ///   - requests: The datagrams, as received.

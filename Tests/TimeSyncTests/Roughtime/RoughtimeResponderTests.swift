@@ -108,6 +108,35 @@ import TimeSyncTesting
         #expect(response.delegatedKey == responder.delegation.publicKey)
     }
 
+    /// The renewal policy a server runs before each batch: nothing while the window has more than
+    /// a quarter of its lifetime left; a new key when it has less, or when the clock went back
+    /// before the window's start.
+    @Test func renewalDelegatesANewKeyOnlyNearTheWindowsEndOrBeforeItsStart() throws {
+        let lifetime = Duration.seconds(86_400)
+        let start = UnixTime(seconds: 1_790_000_000)
+        var responder = try RoughtimeResponder(
+            longTermKey: Self.longTermKey, validity: RoughtimeResponder.window(now: start, lifetime: lifetime))
+        #expect(responder.delegation.validity == 1_789_996_400...1_790_086_400)
+        let first = responder.delegation.publicKey
+        #expect(try !responder.renewDelegation(now: start, lifetime: lifetime))
+        #expect(try !responder.renewDelegation(now: UnixTime(seconds: 1_790_064_799), lifetime: lifetime))
+        #expect(responder.delegation.publicKey == first)
+
+        let late = UnixTime(seconds: 1_790_064_800)  // 21,600 s (a quarter) before MAXT
+        #expect(try responder.renewDelegation(now: late, lifetime: lifetime))
+        #expect(responder.delegation.publicKey != first)
+        #expect(responder.delegation.validity == 1_790_061_200...1_790_151_200)
+        let request = Self.request([.rfc])
+        let reply = try responder.respond(to: [request.packet], now: late)[0].get()
+        #expect(try RoughtimeResponse.verify(reply, request: request, publicKey: Self.publicKey).validity == responder.delegation.validity)
+
+        let steppedBack = UnixTime(seconds: 1_790_000_000)  // before the new MINT
+        #expect(try responder.renewDelegation(now: steppedBack, lifetime: lifetime))
+        #expect(responder.delegation.validity == 1_789_996_400...1_790_086_400)
+        #expect(RoughtimeResponder.window(now: UnixTime(seconds: -5), lifetime: .seconds(1)) == 0...60)
+        #expect(RoughtimeResponder.window(now: UnixTime(nanoseconds: .max), lifetime: .seconds(Int64.max)).upperBound == UInt64(Int64.max) + 9_223_372_036)
+    }
+
     @Test func aChainOfHonestServersProvesNothingAndALiarIsCaught() throws {
         let honest = try Self.responder()
         let liarKey = try Curve25519.Signing.PrivateKey(rawRepresentation: [UInt8](repeating: 9, count: 32))
