@@ -8,7 +8,7 @@ import TimeSyncNTPServer
 /// `timesync query URL`: measure one server's clock against this machine's, like `sntp` / `ntpdig`.
 struct Query: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure a server's clock: ntp://HOST[:PORT], nts://HOST[:PORT] or http(s)://HOST[:PORT][/PATH].",
+        abstract: "Measure a server's clock: ntp://HOST[:PORT], nts://HOST[:PORT], roughtime://HOST:PORT?key=BASE64 or http(s)://HOST[:PORT][/PATH].",
         discussion: """
             Prints one line: the server's time, the offset (server − this machine's wall clock, positive \
             when the server is ahead) +/- its error bound, the server, then for NTP the address that \
@@ -16,13 +16,18 @@ struct Query: AsyncParsableCommand {
             then the samples used, for HTTP the requests sent, and the lowest delay in seconds. NTS \
             (nts://, RFC 8915) makes a key exchange over TLS with the server (port 4460 by default), then \
             authenticated NTP exchanges with the NTP server it names; its line ends with "nts", the key \
-            exchange's duration and any replies dropped as unauthenticated. HTTP \
+            exchange's duration and any replies dropped as unauthenticated. Roughtime (roughtime://, RFC \
+            10049) verifies every reply under the pinned key and intersects the signed intervals, each \
+            widened by its round trip; its line names the version and radius and ends with "signed". HTTP \
             servers are measured with the precise TimeSync header when they send it, else with their \
             Date header. On failure: the error and what to do on stderr, exit status 1 (64 for a \
             usage error).
             """)
 
-    @Argument(help: "The server: ntp://HOST[:PORT], nts://HOST[:PORT] (NTS-KE port, 4460 by default), http://HOST[:PORT][/PATH] or https://…")
+    @Argument(
+        help:
+            "The server: ntp://HOST[:PORT], nts://HOST[:PORT] (NTS-KE port, 4460 by default), roughtime://HOST:PORT?key=BASE64[&versions=…], http://HOST[:PORT][/PATH] or https://…"
+    )
     var url: String
 
     @Option(
@@ -55,8 +60,16 @@ struct Query: AsyncParsableCommand {
             throw ValidationError("--timeout \(timeout): give seconds, more than 0 and at most 60")
         }
         let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        guard ["ntp", "nts", "http", "https"].contains(scheme), url.contains("://") else {
-            throw ValidationError("'\(url)' is not an ntp://, nts://, http:// or https:// URL")
+        guard ["ntp", "nts", "roughtime", "http", "https"].contains(scheme), url.contains("://") else {
+            throw ValidationError("'\(url)' is not an ntp://, nts://, roughtime://, http:// or https:// URL")
+        }
+        if scheme == "roughtime" {
+            if dateOnly { throw ValidationError("--date-only applies to http(s) URLs, not to '\(url)'") }
+            do {
+                _ = try RoughtimeURL(url)
+            } catch {
+                throw ValidationError(RoughtimeURL.problem(error))
+            }
         }
         if scheme != "nts", !caFile.isEmpty { throw ValidationError("--ca-file applies to nts:// URLs, not to '\(url)'") }
         for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
@@ -86,6 +99,8 @@ struct Query: AsyncParsableCommand {
                 print(
                     try await runNTSQuery(
                         url: url, samples: samples, timeout: timeout, caFiles: caFile, allowLocalAddresses: allowLocalAddresses, json: json))
+            } else if url.lowercased().hasPrefix("roughtime://") {
+                print(try await runRoughtimeQuery(url: url, samples: samples, timeout: timeout, allowLocalAddresses: allowLocalAddresses, json: json))
             } else if url.lowercased().hasPrefix("ntp://") {
                 print(try await runNTPQuery(url: url, samples: samples, timeout: timeout, allowLocalAddresses: allowLocalAddresses, json: json))
             } else {
@@ -102,6 +117,7 @@ struct Query: AsyncParsableCommand {
     static func server(of url: String) -> String? {
         if url.lowercased().hasPrefix("ntp://") { return (try? NTPServerAddress(validating: url))?.description }
         if url.lowercased().hasPrefix("nts://") { return (try? NTSURL(url)).map { HostPort.format(host: $0.host, port: $0.port) } }
+        if url.lowercased().hasPrefix("roughtime://") { return (try? RoughtimeURL(url)).map { HostPort.format(host: $0.host, port: $0.port) } }
         guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else { return nil }
         let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
         return HostPort.format(host: host, port: port)
@@ -134,8 +150,12 @@ struct QueryReport: Encodable {
     var leap: String?
     /// NTS: the NTP server the key exchange named, `address:port`.
     var ntpServer: String?
-    /// NTS: whether the replies were authenticated (always, when there is a report).
+    /// NTS and Roughtime: whether the replies were authenticated (always, when there is a report).
     var authenticated: Bool?
+    /// Roughtime: the version the server answered in (`1`, `0x8000000c`, …).
+    var version: String?
+    /// Roughtime: the signed radius, seconds.
+    var radius: Double?
     /// NTS: how long the key exchange took, seconds.
     var keyExchange: Double?
     /// NTS: datagrams dropped (altered, forged, unauthenticated, stray), by reason.

@@ -48,6 +48,12 @@ struct RoughtimeURL: Sendable {
     }
 
     var description: String { "roughtime://" + HostPort.format(host: host, port: port) }
+
+    /// What is wrong with a URL ``init(_:)`` refused, and what to give instead.
+    static func problem(_ error: any Error) -> String {
+        if let failure = error as? CommandFailure { return "\(failure.message); \(failure.help)" }
+        return "\(error); give roughtime://HOST:PORT?key=BASE64, the server's 32-byte public key"
+    }
 }
 
 /// Keys as text: base64 or hex of 32 bytes.
@@ -105,7 +111,7 @@ struct RoughtimeQuery: AsyncParsableCommand {
             let chained = !server.versions.contains(.google)
             let exchange: RoughtimeClient.Exchange
             do {
-                exchange = try await client.exchange(nonce: chained ? chain.nonce(blind: blind) : nil, timeout: .seconds(double: timeout))
+                exchange = try await roughtimeExchange(client, server: server, nonce: chained ? chain.nonce(blind: blind) : nil, timeout: timeout)
             } catch {
                 throw CommandFailure.from(error, server: server.description)
             }

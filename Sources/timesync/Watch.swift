@@ -16,7 +16,9 @@ struct Watch: AsyncParsableCommand {
         abstract: "Keep a clock synchronized to several sources; print each update.",
         discussion: """
             Sources are ntp://host[:port], nts://host[:port] (NTS, RFC 8915: authenticated NTP after a key \
-            exchange on port 4460 by default; --ca-file adds certificate authorities) or http(s):// URLs (the precise TimeSync-Time header, else the \
+            exchange on port 4460 by default; --ca-file adds certificate authorities), \
+            roughtime://host:port?key=BASE64 (Roughtime, RFC 10049: signed time, a floor no unauthenticated \
+            source may leave) or http(s):// URLs (the precise TimeSync-Time header, else the \
             refined Date). Each line gives the status (synchronized / provisional / unsynchronized / \
             noMajority), server time − this machine's wall clock and its error (half the bounds' width), \
             and each source's state (selected / falseticker / unselected / suspect / kissed / unsynchronized / \
@@ -25,7 +27,7 @@ struct Watch: AsyncParsableCommand {
             SIGINT/SIGTERM; exits 1 when no source answered at all.
             """)
 
-    @Argument(help: "The sources: ntp://host[:port], nts://host[:port] or http(s):// URLs.")
+    @Argument(help: "The sources: ntp://host[:port], nts://host[:port], roughtime://host:port?key=BASE64 or http(s):// URLs.")
     var sources: [String]
 
     @Option(help: "NTS: a PEM file of certificate authorities to trust for key-exchange servers, beside the system's (repeatable).")
@@ -52,7 +54,7 @@ struct Watch: AsyncParsableCommand {
     var interval: Double?
 
     func validate() throws {
-        guard !sources.isEmpty else { throw ValidationError("no source: give at least one ntp://HOST[:PORT] or http(s):// URL") }
+        guard !sources.isEmpty else { throw ValidationError("no source: give at least one ntp://, nts://, roughtime:// or http(s):// URL") }
         if let duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
             throw ValidationError("--duration \(duration): give seconds, more than 0 and at most 31536000 (a year)")
         }
@@ -74,6 +76,7 @@ struct Watch: AsyncParsableCommand {
     enum ParsedSource {
         case ntp(NTPServerAddress)
         case nts(NTSURL)
+        case roughtime(RoughtimeURL)
         case http(String)
     }
 
@@ -93,13 +96,20 @@ struct Watch: AsyncParsableCommand {
                 throw ValidationError("\(error); give nts://HOST[:PORT], e.g. nts://time.cloudflare.com or nts://127.0.0.1:4460")
             }
         }
+        if lower.hasPrefix("roughtime://") {
+            do {
+                return .roughtime(try RoughtimeURL(source))
+            } catch {
+                throw ValidationError(RoughtimeURL.problem(error))
+            }
+        }
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             guard let host = URLComponents(string: source)?.host, !host.isEmpty else {
                 throw ValidationError("'\(source)' has no host; give http(s)://HOST[:PORT][/PATH]")
             }
             return .http(source)
         }
-        throw ValidationError("'\(source)' is not an ntp://, nts://, http:// or https:// URL")
+        throw ValidationError("'\(source)' is not an ntp://, nts://, roughtime://, http:// or https:// URL")
     }
 
     func run() async throws {
@@ -114,6 +124,11 @@ struct Watch: AsyncParsableCommand {
                     NTSTimeSource(
                         host: server.host, port: server.port, timeBase: timeBase,
                         configuration: .init(trust: .init(additionalAuthorities: caFile))))
+            case .roughtime(let server):
+                timeSources.append(
+                    RoughtimeTimeSource(
+                        client: RoughtimeClient(
+                            host: server.host, port: server.port, publicKey: server.publicKey, versions: server.versions, timeBase: timeBase)))
             case .http(let url):
                 timeSources.append(try HTTPTimeSource(url: url, client: client, timeBase: timeBase, timeout: .seconds(double: timeout)))
             }

@@ -169,4 +169,49 @@ import TimeSyncTestSupport
         running.cancel()
         _ = try? await running.value
     }
+
+    /// `timesync query roughtime://` against `roughly`: four signed replies intersected, a time within
+    /// the radius of this machine's clock, marked signed.
+    @Test(.enabled(if: available)) func queryMeasuresRoughlysServer() async throws {
+        let timesync = try #require(Interop.timesyncBinary(), "build the timesync executable (swift build --traits CLI)")
+        try await Self.withRoughly { port in
+            let query = try await ChildProcess.run(
+                timesync, ["query", "roughtime://127.0.0.1:\(port)?key=\(Self.publicKey)&versions=0x8000000c", "--json"])
+            #expect(query.status == 0, "\(query.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(query.stdout.utf8)) as? [String: Any])
+            #expect(report["authenticated"] as? Bool == true && report["version"] as? String == "0x8000000c" && report["samples"] as? Int == 4)
+            let offset = try #require(report["offset"] as? Double)
+            let error = try #require(report["error"] as? Double)
+            #expect(abs(offset) <= 4 && error <= 3.1, "\(query.stdout)")
+        }
+    }
+
+    /// The authenticated floor end to end: `timesync watch` on `roughly` (honest) and two NTP
+    /// servers that agree on a time 30 s ahead. Two votes against one would carry the clock; the
+    /// signed interval makes both liars falsetickers, and the clock stays within Roughtime's radius.
+    @Test(.enabled(if: available)) func watchKeepsTwoAgreeingNTPLiarsOutsideTheSignedInterval() async throws {
+        let timesync = try #require(Interop.timesyncBinary(), "build the timesync executable (swift build --traits CLI)")
+        let liars = (0..<2).map { _ in
+            NTPServer(configuration: .init(host: "127.0.0.1", port: 0, localStratum: 1), timeBase: ShiftedTimeBase(shift: .seconds(30)))
+        }
+        let running = liars.map { liar in Task { try await liar.run() } }
+        defer { for task in running { task.cancel() } }
+        var sources: [String] = []
+        for liar in liars { sources.append("ntp://127.0.0.1:\(try #require(try await liar.localAddress().port))") }
+        try await Self.withRoughly { port in
+            let watch = try await ChildProcess.run(
+                timesync, ["watch", "roughtime://127.0.0.1:\(port)?key=\(Self.publicKey)&versions=0x8000000c"] + sources + ["--duration", "4", "--json"])
+            #expect(watch.status == 0, "\(watch.stderr)")
+            let lines = watch.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            let last = try #require(lines.last { $0["offset"] != nil }, "\(watch.stdout)")
+            let offset = try #require(last["offset"] as? Double)
+            #expect(abs(offset) <= 4, "the clock left the signed interval: \(last)")
+            let states = (last["sources"] as? [[String: Any]] ?? []).reduce(into: [String: String]()) {
+                $0[$1["source"] as? String ?? ""] = $1["state"] as? String
+            }
+            // NTP sources are named host:port, Roughtime ones by their URL without the key.
+            for source in sources { #expect(states[String(source.dropFirst("ntp://".count))] == "falseticker", "\(states)") }
+            #expect(states["roughtime://127.0.0.1:\(port)"] == "selected", "\(states)")
+        }
+    }
 }

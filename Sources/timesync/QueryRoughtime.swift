@@ -1,0 +1,73 @@
+#if CLI
+import Foundation
+import TimeSync
+import TimeSyncNTP
+
+/// Runs `timesync query roughtime://HOST:PORT?key=BASE64`: `samples` exchanges, each reply verified
+/// under the pinned key; the signed intervals, each widened by its round trip, are intersected.
+/// - Returns: One line (the server's time, the offset of this machine's wall clock +/- the error, the
+///   server, the address that answered, the version, the radius, the samples, the lowest delay,
+///   `signed`) or the JSON object.
+/// - Throws: `RoughtimeError` (timeout, the last refusal named), ``NTPClientError`` (resolution,
+///   socket), ``CommandFailure`` (`noMajority`) when the server's own signed intervals contradict
+///   each other.
+func runRoughtimeQuery(url: String, samples: Int, timeout: Double, allowLocalAddresses: Bool, json: Bool) async throws -> String {
+    let server = try RoughtimeURL(url)
+    let timeBase = SystemTimeBase()
+    let client = RoughtimeClient(
+        host: server.host, port: server.port, publicKey: server.publicKey, versions: server.versions, timeBase: timeBase,
+        addressPolicy: allowLocalAddresses ? .allowingLocal : .publicOnly)
+    var exchanges: [RoughtimeClient.Exchange] = []
+    for index in 0..<max(1, samples) {
+        if index > 0 { try await Task.sleep(for: .milliseconds(250)) }
+        exchanges.append(try await roughtimeExchange(client, server: server, timeout: timeout))
+    }
+    let collected = try exchanges.map { try $0.sample(source: server.description) }
+    // Every interval is signed by the same key: the truth lies in all of them, or the server lied.
+    var bounds = collected[0].offset
+    for sample in collected.dropFirst() {
+        guard let common = bounds.intersection(sample.offset) else {
+            throw CommandFailure(
+                kind: .noMajority,
+                message: "\(server.description) signed intervals that cannot all hold: \(collected.map { "\($0.offset)" }.joined(separator: ", "))",
+                help: "The server's clock jumped or it lies: query it with other servers ('timesync roughtime query A B') to prove which.")
+        }
+        bounds = common
+    }
+    // The samples' offsets are to the monotonic clock; the report's, to the wall clock.
+    let monotonic = timeBase.monotonicNow()
+    let wall = timeBase.wallNow()
+    let wallMinusMonotonic = wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds)
+    let lower = bounds.lower.saturatingSubtract(wallMinusMonotonic)
+    let upper = bounds.upper.saturatingSubtract(wallMinusMonotonic)
+    let offset = lower / 2 + upper / 2
+    let error = upper / 2 - lower / 2
+    let delay = exchanges.map { $0.responseReceived.nanoseconds.saturatingSubtract($0.requestSent.nanoseconds) }.min() ?? 0
+    let last = exchanges[exchanges.count - 1]
+    if json {
+        var report = QueryReport(
+            server: server.description, offset: Double(offset) / 1e9, error: Double(error) / 1e9, delay: Double(delay) / 1e9,
+            samples: collected.count, bounds: [Double(lower) / 1e9, Double(upper) / 1e9])
+        report.address = "\(last.address)"
+        report.authenticated = true
+        report.version = "\(last.response.version)"
+        report.radius = last.response.radius.secondsValue
+        return try compactJSON(report)
+    }
+    let serverTime = UnixTime(nanoseconds: wall.nanoseconds.saturatingAdd(offset))
+    return "\(serverTime) \(String(format: "%+.6f", Double(offset) / 1e9)) +/- \(String(format: "%.6f", Double(error) / 1e9)) "
+        + "\(server.description) \(last.address) version \(last.response.version) radius \(last.response.radius.readable) "
+        + "\(collected.count) sample\(collected.count == 1 ? "" : "s") delay \(String(format: "%.6f", Double(delay) / 1e9)) signed"
+}
+
+/// One exchange, a closed port told in Roughtime's terms.
+func roughtimeExchange(_ client: RoughtimeClient, server: RoughtimeURL, nonce: [UInt8]? = nil, timeout: Double) async throws -> RoughtimeClient.Exchange {
+    do {
+        return try await client.exchange(nonce: nonce, timeout: .seconds(double: timeout))
+    } catch let error as NTPClientError where error == .unreachable {
+        throw CommandFailure(
+            kind: .refused, message: "nothing listens on \(server.description): its host answered that the UDP port is closed (ICMP port unreachable)",
+            help: "Check the port (Roughtime's is usually 2002), or start a server there (timesync serve --roughtime HOST:PORT --key FILE).")
+    }
+}
+#endif
