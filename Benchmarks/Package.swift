@@ -22,6 +22,11 @@ let package = Package(
             name: "ntp-load",
             dependencies: ["CBatchSocket", .product(name: "TimeSyncNTS", package: root), .product(name: "TimeSync", package: root)],
             path: "Tools/ntp-load"),
+        // The Roughtime load generator: requests at rising rates, a sample of replies verified.
+        .executableTarget(
+            name: "roughtime-load",
+            dependencies: ["CBatchSocket", .product(name: "TimeSync", package: root)],
+            path: "Tools/roughtime-load"),
         // sendmmsg/recvmmsg, which Glibc's Swift module leaves out.
         .target(name: "CBatchSocket", path: "Tools/CBatchSocket"),
         // The HTTP middleware benchmark's server: one JSON route, with or without TimestampMiddleware.

@@ -207,6 +207,7 @@ def main():
     parser.add_argument("--simulate", required=True)
     parser.add_argument("--ntp")
     parser.add_argument("--http")
+    parser.add_argument("--roughtime")
     parser.add_argument("--docs", default="docs")
     args = parser.parse_args()
     m = machine()
@@ -229,6 +230,11 @@ def main():
         lines += ["## 3. HTTP middleware overhead", "", "Not measured in this run.", "",
                   "## 4b. Date-only accuracy against htpdate", "", "Not measured in this run.", ""]
     lines += simulate_section(args.simulate, args.docs)
+    if args.roughtime:
+        import bench_roughtime
+        lines += bench_roughtime.roughtime_section(args.roughtime)
+    else:
+        lines += ["## 6. Roughtime server: batch signing", "", "Not measured in this run.", ""]
     os.makedirs(args.docs, exist_ok=True)
     with open(os.path.join(args.docs, "BENCHMARKS.md"), "w") as f:
         f.write("\n".join(lines))

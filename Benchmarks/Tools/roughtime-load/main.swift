@@ -1,0 +1,237 @@
+// roughtime-load: offers Roughtime requests at rising rates to one server and reports, per rate, the
+// replies per second, how many of a sample of them verify under the server's key, and (with
+// `--server-pid`) the CPU time the server used: replies per CPU-second is what one core answers.
+//
+//   roughtime-load --host 127.0.0.1 --port 2002 --key BASE64 --rates 5000,20000,80000 --seconds 2
+//                  [--sockets 16] [--server-pid PID] [--json]
+//
+// The requests are 4096 distinct ones made up front (1024 bytes, versions 1, 0x8000000c and
+// 0x8000000b offered, the key pinned in SRV), sent in turn in `sendmmsg` batches from `--sockets`
+// source ports, as from that many clients. Of each step's replies the first 64 are verified in full
+// (signatures, Merkle path, the midpoint within the delegation) against the request they answer.
+import CBatchSocket
+import Foundation
+import TimeSync
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+struct Options {
+    var host = "127.0.0.1"
+    var port: UInt16 = 2002
+    var key: [UInt8] = []
+    var rates: [Int] = [5_000, 20_000, 80_000]
+    var seconds = 2.0
+    var sockets = 16
+    var json = false
+    var serverPID: Int32?
+
+    init(_ arguments: [String]) throws {
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            func value() throws -> String {
+                guard let v = iterator.next() else { throw UsageError("\(argument) needs a value") }
+                return v
+            }
+            switch argument {
+            case "--host": host = try value()
+            case "--port":
+                guard let p = UInt16(try value()), p > 0 else { throw UsageError("--port takes 1-65535") }
+                port = p
+            case "--key":
+                guard let data = Data(base64Encoded: try value()), data.count == 32 else { throw UsageError("--key takes 32 bytes in base64") }
+                key = Array(data)
+            case "--rates":
+                rates = try value().split(separator: ",").map {
+                    guard let r = Int($0), r > 0 else { throw UsageError("--rates takes positive integers") }
+                    return r
+                }
+            case "--seconds":
+                guard let s = Double(try value()), s > 0, s <= 60 else { throw UsageError("--seconds takes (0, 60]") }
+                seconds = s
+            case "--sockets":
+                guard let k = Int(try value()), (1...256).contains(k) else { throw UsageError("--sockets takes 1-256") }
+                sockets = k
+            case "--json": json = true
+            case "--server-pid":
+                guard let pid = Int32(try value()), pid > 0 else { throw UsageError("--server-pid takes a process id") }
+                serverPID = pid
+            default: throw UsageError("unknown argument \(argument)")
+            }
+        }
+        guard !key.isEmpty else { throw UsageError("--key BASE64 is required: the server's long-term public key") }
+    }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct StepResult: Encodable {
+    var offeredRate: Int
+    var sent: Int
+    var answered: Int
+    var answeredRate: Double
+    /// Replies verified in full, and those that failed, among the first 64 of the step.
+    var verified: Int
+    var failedVerification: Int
+    /// CPU time (user + system) the `--server-pid` process used during the step.
+    var serverCPUSeconds: Double?
+    /// Replies per CPU-second of the server: what one of its cores answers.
+    var repliesPerCPUSecond: Double?
+}
+
+func cpuSeconds(pid: Int32) -> Double? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+func monotonicNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
+func openSocket(host: String, port: UInt16) throws -> Int32 {
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = port.bigEndian
+    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw UsageError("--host must be an IPv4 address") }
+    #if canImport(Glibc)
+    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    #else
+    let fd = socket(AF_INET, SOCK_DGRAM, 0)
+    #endif
+    guard fd >= 0 else { throw UsageError("socket() failed") }
+    var size: Int32 = 8 << 20
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw UsageError("connect() failed") }
+    return fd
+}
+
+let batchLimit = 64
+let requestLength = RoughtimeRequest.minimumLength
+
+final class ReceiveBox: @unchecked Sendable {
+    // Safe: written by the receiver before `done.signal()`, read after `done.wait()`.
+    var answered = 0
+    var samples: [[UInt8]] = []
+}
+
+func step(fds: [Int32], rate: Int, options: Options, requests: [RoughtimeRequest], packed: [UInt8], byNonce: [[UInt8]: Int]) -> StepResult {
+    let total = Int(Double(rate) * options.seconds)
+    let cpuBefore = options.serverPID.flatMap { cpuSeconds(pid: $0) }
+    let start = monotonicNanoseconds()
+    let sendEnd = start + Int64(options.seconds * 1e9)
+    let done = DispatchSemaphore(value: 0)
+    let box = ReceiveBox()
+    Thread {
+        var buffer = [UInt8](repeating: 0, count: requestLength * batchLimit)
+        var lengths = [UInt32](repeating: 0, count: batchLimit)
+        var polled = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        var answered = 0
+        var samples: [[UInt8]] = []
+        while monotonicNanoseconds() < sendEnd + 500_000_000 {
+            guard poll(&polled, nfds_t(polled.count), 100) > 0 else { continue }
+            for index in polled.indices where polled[index].revents & Int16(POLLIN) != 0 {
+                let n = buffer.withUnsafeMutableBytes { bytes in
+                    lengths.withUnsafeMutableBufferPointer {
+                        batch_receive(polled[index].fd, bytes.baseAddress, UInt32(requestLength), UInt32(batchLimit), $0.baseAddress)
+                    }
+                }
+                guard n > 0 else { continue }
+                for i in 0..<Int(n) where lengths[i] >= 12 {
+                    let base = i * requestLength
+                    guard buffer[base..<base + 8].elementsEqual("ROUGHTIM".utf8) else { continue }
+                    answered += 1
+                    if samples.count < 64 { samples.append(Array(buffer[base..<base + Int(lengths[i])])) }
+                }
+            }
+        }
+        box.answered = answered
+        box.samples = samples
+        done.signal()
+    }.start()
+    var sent = 0
+    var turn = 0
+    let pool = requests.count
+    while sent < total {
+        let now = monotonicNanoseconds()
+        let due = min(total, Int(Double(now - start) / 1e9 * Double(rate)) + 1)
+        while sent < due {
+            let first = sent % pool
+            let count = min(batchLimit, due - sent, pool - first)
+            let fd = fds[turn % fds.count]
+            turn += 1
+            let n = packed.withUnsafeBytes { bytes in
+                batch_send(fd, bytes.baseAddress! + first * requestLength, UInt32(requestLength), UInt32(count))
+            }
+            sent += max(0, Int(n))
+            if n < count { break }
+        }
+        if sent < total { usleep(20) }
+    }
+    done.wait()
+    let cpuAfter = options.serverPID.flatMap { cpuSeconds(pid: $0) }
+    var verified = 0
+    var failed = 0
+    for reply in box.samples {
+        guard let message = try? RoughtimeMessage(decoding: try RoughtimePacket.unframe(reply[...])),
+            let nonce = try? message.value(.nonce), let index = byNonce[Array(nonce)]
+        else {
+            failed += 1
+            continue
+        }
+        if (try? RoughtimeResponse.verify(reply, request: requests[index], publicKey: options.key)) != nil { verified += 1 } else { failed += 1 }
+    }
+    let cpu = cpuBefore.flatMap { before in cpuAfter.map { $0 - before } }
+    return StepResult(
+        offeredRate: rate, sent: sent, answered: box.answered, answeredRate: Double(box.answered) / options.seconds, verified: verified,
+        failedVerification: failed, serverCPUSeconds: cpu, repliesPerCPUSecond: cpu.flatMap { $0 > 0 ? Double(box.answered) / $0 : nil })
+}
+
+do {
+    let options = try Options(CommandLine.arguments)
+    var generator = SystemRandomNumberGenerator()
+    let requests = (0..<4096).map { _ in
+        RoughtimeRequest(versions: RoughtimeVersion.defaultOffer, nonce: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }, serverKey: options.key)
+    }
+    let packed = requests.flatMap(\.packet)
+    precondition(packed.count == requests.count * requestLength)
+    var byNonce: [[UInt8]: Int] = [:]
+    for (index, request) in requests.enumerated() { byNonce[request.nonce] = index }
+    let fds = try (0..<options.sockets).map { _ in try openSocket(host: options.host, port: options.port) }
+    defer { for fd in fds { close(fd) } }
+    var results: [StepResult] = []
+    for rate in options.rates {
+        let result = step(fds: fds, rate: rate, options: options, requests: requests, packed: packed, byNonce: byNonce)
+        results.append(result)
+        if !options.json {
+            print(String(
+                format: "offered %7d/s  answered %9.0f/s  verified %d/%d", rate, result.answeredRate, result.verified,
+                result.verified + result.failedVerification))
+            if let cpu = result.serverCPUSeconds {
+                print(String(format: "  server CPU %.2f s: %.0f replies per CPU-second", cpu, result.repliesPerCPUSecond ?? .nan))
+            }
+        }
+        usleep(300_000)
+    }
+    if options.json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(results), as: UTF8.self))
+    }
+} catch {
+    FileHandle.standardError.write(Data("roughtime-load: \(error)\n".utf8))
+    exit(2)
+}
