@@ -72,12 +72,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
-        // The SNTP server, on SwiftNIO (trait `NTPServer`).
+        // The SNTP server, on SwiftNIO (trait `NTPServer`); on Linux its batched path reads and writes
+        // through recvmmsg/sendmmsg (CTimeSyncBatchIO).
         .target(
             name: "TimeSyncNTPServer",
             dependencies: [
                 "TimeSync",
                 "TimeSyncNTP",
+                .target(name: "CTimeSyncBatchIO", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTPServer"])),
@@ -85,6 +87,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["NTPServer"])),
             ]
         ),
+        // recvmmsg/sendmmsg and kernel receive timestamps, which Glibc's Swift module leaves out
+        // (GNU extensions); empty on other platforms.
+        .target(name: "CTimeSyncBatchIO"),
         // Network Time Security (trait `NTS`): the key exchange over TLS 1.3 (SwiftNIO, swift-nio-ssl),
         // AES-SIV-CMAC-256 (swift-crypto), the authenticated client, the key-exchange server and the
         // master keys an NTP server checks NTS requests with.
@@ -274,6 +279,7 @@ let package = Package(
                 "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

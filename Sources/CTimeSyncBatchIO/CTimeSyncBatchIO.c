@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CTimeSyncBatchIO.h"
 #if defined(__linux__)
 #include <errno.h>

@@ -25,19 +25,29 @@ import TimeSync
 /// (`timesync_ntp_server_received`, `…_replied`, `…_kisses`, `…_dropped` with a `reason`
 /// dimension) and are also readable with ``statistics()``.
 ///
-/// The receive timestamp is read as the first thing in the channel handler's `channelRead`, the
-/// transmit timestamp just before the reply is written. Each socket reads up to 32 datagrams per
-/// system call (`recvmmsg`) and sends the replies of one read burst together (`sendmmsg`);
-/// ``NTPServerConfiguration/threads`` sockets share the port to use several cores.
+/// On Linux (``NTPServerConfiguration/DatagramIO/batched``, the default there) each socket has a
+/// thread of its own that reads up to 64 datagrams per system call (`recvmmsg`) into buffers
+/// allocated once, answers them and sends the replies with one `sendmmsg`; the receive timestamp is
+/// the kernel's (`SO_TIMESTAMPNS`), so time spent queued under load does not count as network delay.
+/// Elsewhere, or with ``NTPServerConfiguration/DatagramIO/swiftNIO``, SwiftNIO's datagram channels
+/// read up to 32 datagrams per system call and the receive timestamp is read as the first thing in
+/// the channel handler's `channelRead`. Either way the transmit timestamp is read just before the
+/// reply is written, and ``NTPServerConfiguration/threads`` sockets share the port to use several
+/// cores, with one rate limiter whose table is split into shards under separate locks.
 public final class NTPServer: Service, Sendable {
     /// The configuration.
     public let configuration: NTPServerConfiguration
     private let timeBase: any TimeBase
     private let kernelClock: any KernelClock
     private let logger: Logger
-    /// One per socket, each confined to its own event loop.
-    private let states: [NIOLoopBoundBox<NTPServerState>]
+    /// One per socket, each confined to its own event loop (SwiftNIO) or behind its lock (batched).
+    private let sockets: Sockets
     private let binding = BindingWaiter()
+
+    private enum Sockets: Sendable {
+        case swiftNIO([NIOLoopBoundBox<NTPServerState>])
+        case batched([Locked<NTPServerState>])
+    }
 
     /// Creates a server; nothing is bound until ``run()``.
     /// - Parameters:
@@ -62,13 +72,17 @@ public final class NTPServer: Service, Sendable {
         self.logger = logger
         let counters = NTPServerCounters(metricsFactory: metricsFactory)
         let limiter = NTPServerLimiter(configuration: configuration)
-        self.states = (0..<max(1, configuration.threads)).map { _ in
-            .makeBoxSendingValue(
-                NTPServerState(
-                    configuration: configuration, counters: counters, limiter: limiter, kernelClock: kernelClock,
-                    authenticator: authenticator),
-                eventLoop: group.next())
+        func state() -> NTPServerState {
+            NTPServerState(configuration: configuration, counters: counters, limiter: limiter, kernelClock: kernelClock, authenticator: authenticator)
         }
+        let count = max(1, configuration.threads)
+        #if os(Linux)
+        if configuration.datagramIO == .batched {
+            sockets = .batched((0..<count).map { _ in Locked(state()) })
+            return
+        }
+        #endif
+        sockets = .swiftNIO((0..<count).map { _ in .makeBoxSendingValue(state(), eventLoop: group.next()) })
     }
 
     /// Binds the socket(s) and serves until graceful shutdown or cancellation.
@@ -79,13 +93,76 @@ public final class NTPServer: Service, Sendable {
     /// - Throws: `ServerBindError.addressInUse` when another socket serves the address and port;
     ///   other bind errors (permission denied for port 123, …) as they are.
     public func run() async throws {
+        switch sockets {
+        case .swiftNIO(let states): try await runSwiftNIO(states: states)
+        case .batched(let states): try await runBatched(states: states)
+        }
+    }
+
+    private func runBatched(states: [Locked<NTPServerState>]) async throws {
+        #if os(Linux)
+        let server: BatchedDatagramSockets
+        do {
+            server = try BatchedDatagramSockets(configuration: configuration, states: states, timeBase: timeBase, logger: logger)
+        } catch {
+            throw bindFailed(error, port: configuration.port)
+        }
+        announce(address: server.address, sockets: states.count)
+        server.start()
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await server.finished()
+            } onGracefulShutdown: {
+                server.stop()
+            }
+        } onCancel: {
+            server.stop()
+        }
+        logger.info("NTP server stopped", metadata: ["address": .string("\(server.address.endpoint)")])
+        #endif
+    }
+
+    /// The error a failed bind throws (`ServerBindError` for the errors it names), told to whoever
+    /// waits for the address.
+    private func bindFailed(_ error: any Error, port: Int) -> any Error {
+        var failure = error
+        if let error = error as? IOError,
+            let bindError = ServerBindError(errno: error.errnoCode, transport: "UDP", host: configuration.host, port: port)
+        {
+            failure = bindError
+        }
+        // The caller gets the error; it is logged only for debugging.
+        logger.debug("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(port)"), "error": .string("\(failure)")])
+        binding.fail(failure)
+        return failure
+    }
+
+    /// Reads the clock's state, lets waiters have the address, and logs that the server listens.
+    private func announce(address: SocketAddress, sockets: Int) {
+        // Read before announcing the address, so whoever waits on it sees every later read.
+        let clockState = configuration.policySource == .kernel ? kernelClock.clockState() : nil
+        let policy = configuration.advertisedPolicy(clockState: clockState)
+        binding.succeed(address)
+        logger.info("NTP server listening", metadata: [
+            "address": .string("\(address.endpoint)"), "stratum": .string("\(policy.stratum)"),
+            "leap": .string("\(policy.leap)"), "rootDispersion": .string("\(policy.rootDispersion)"),
+            "sockets": .stringConvertible(sockets), "io": .string(configuration.datagramIO == .batched ? "batched" : "swiftNIO"),
+        ])
+        if policy.leap == .unsynchronized {
+            logger.warning(
+                "this host's clock is not synchronized: replies say so (leap indicator 3, stratum 16) and clients will not use them; set a local stratum to serve it anyway",
+                metadata: ["maxerror": .string("\((clockState ?? .unknown).maximumError)")])
+        }
+    }
+
+    private func runSwiftNIO(states: [NIOLoopBoundBox<NTPServerState>]) async throws {
         var channels: [any Channel] = []
         var port = configuration.port
         do {
             var attempts = 0
             while true {
                 attempts += 1
-                if states.count > 1 { port = try await probeExclusively(port: configuration.port) }
+                if states.count > 1 { port = try await probeExclusively(port: configuration.port, on: states[0].eventLoop) }
                 do {
                     for state in states {
                         let channel = try await bind(state: state, port: port)
@@ -104,32 +181,10 @@ public final class NTPServer: Service, Sendable {
             }
         } catch {
             for channel in channels { channel.close(promise: nil) }
-            var failure = error
-            if let error = error as? IOError,
-                let bindError = ServerBindError(errno: error.errnoCode, transport: "UDP", host: configuration.host, port: port)
-            {
-                failure = bindError
-            }
-            // The caller gets the error; it is logged only for debugging.
-            logger.debug("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(port)"), "error": .string("\(failure)")])
-            binding.fail(failure)
-            throw failure
+            throw bindFailed(error, port: port)
         }
         let address = channels[0].localAddress!
-        // Read before announcing the address, so whoever waits on it sees every later read.
-        let clockState = configuration.policySource == .kernel ? kernelClock.clockState() : nil
-        let policy = configuration.advertisedPolicy(clockState: clockState)
-        binding.succeed(address)
-        logger.info("NTP server listening", metadata: [
-            "address": .string("\(address.endpoint)"), "stratum": .string("\(policy.stratum)"),
-            "leap": .string("\(policy.leap)"), "rootDispersion": .string("\(policy.rootDispersion)"),
-            "sockets": .stringConvertible(channels.count),
-        ])
-        if policy.leap == .unsynchronized {
-            logger.warning(
-                "this host's clock is not synchronized: replies say so (leap indicator 3, stratum 16) and clients will not use them; set a local stratum to serve it anyway",
-                metadata: ["maxerror": .string("\((clockState ?? .unknown).maximumError)")])
-        }
+        announce(address: address, sockets: channels.count)
         let bound = channels
         let closeAll: @Sendable () -> Void = { for channel in bound { channel.close(promise: nil) } }
         await withTaskCancellationHandler {
@@ -148,8 +203,8 @@ public final class NTPServer: Service, Sendable {
     /// `SO_REUSEADDR`, and closes the socket: this fails with `EADDRINUSE` when any other socket
     /// holds the port, shared or not.
     /// - Returns: The port, the one the kernel picked for 0.
-    private func probeExclusively(port: Int) async throws -> Int {
-        let probe = try await DatagramBootstrap(group: states[0].eventLoop).bind(host: configuration.host, port: port).get()
+    private func probeExclusively(port: Int, on eventLoop: any EventLoop) async throws -> Int {
+        let probe = try await DatagramBootstrap(group: eventLoop).bind(host: configuration.host, port: port).get()
         let bound = probe.localAddress?.port ?? port
         try await probe.close()
         return bound
@@ -167,7 +222,7 @@ public final class NTPServer: Service, Sendable {
             // 4096, more than the largest request answered, so one cut to its slot is still too
             // large and is dropped (`oversize`), never parsed as if whole.
             .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 32 * 4096))
-        if states.count > 1 {
+        if configuration.threads > 1 {
             bootstrap = bootstrap.channelOption(.socket(SocketOptionLevel(SOL_SOCKET), SO_REUSEPORT), value: 1)
         }
         return try await bootstrap
@@ -189,8 +244,11 @@ public final class NTPServer: Service, Sendable {
     /// The counters so far, summed over the sockets.
     public func statistics() async throws -> NTPServerStatistics {
         var total = NTPServerStatistics()
-        for state in states {
-            total.add(try await state.eventLoop.submit { state.value.statistics }.get())
+        switch sockets {
+        case .swiftNIO(let states):
+            for state in states { total.add(try await state.eventLoop.submit { state.value.statistics }.get()) }
+        case .batched(let states):
+            for state in states { total.add(state.withLock { $0.statistics }) }
         }
         return total
     }

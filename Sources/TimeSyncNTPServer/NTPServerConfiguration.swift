@@ -34,6 +34,25 @@ public struct NTPServerConfiguration: Sendable, Hashable {
         case fixed
     }
 
+    /// How the sockets read and write datagrams.
+    public enum DatagramIO: Sendable, Hashable {
+        /// Linux: up to 64 datagrams per system call each way (`recvmmsg`, `sendmmsg`), on a thread
+        /// per socket, into buffers allocated once; receive timestamps from the kernel when
+        /// ``NTPServerConfiguration/kernelTimestamps`` is on. Elsewhere it is ``swiftNIO``.
+        case batched
+        /// SwiftNIO's datagram channels, on every platform.
+        case swiftNIO
+
+        /// ``batched`` on Linux, ``swiftNIO`` elsewhere.
+        public static var platformDefault: DatagramIO {
+            #if os(Linux)
+            .batched
+            #else
+            .swiftNIO
+            #endif
+        }
+    }
+
     /// The address to bind (default `127.0.0.1`; `::` or `0.0.0.0` for every interface).
     public var host: String
     /// The UDP port (default 123; 0 picks a free one, see ``NTPServer/localAddress()``).
@@ -66,6 +85,12 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     /// uses that many cores (chronyd answers on one). The rate limit stays one per client address,
     /// shared by all of them.
     public var threads: Int
+    /// How datagrams are read and written (default: ``DatagramIO/platformDefault``).
+    public var datagramIO: DatagramIO
+    /// With ``DatagramIO/batched``: take each request's receive timestamp from the kernel
+    /// (`SO_TIMESTAMPNS`, the moment the datagram reached the socket), so time a request waits in
+    /// the socket's queue under load does not count as the client's network delay. Default on.
+    public var kernelTimestamps: Bool
 
     /// The cores this process may run on (its CPU affinity and cgroup quota counted): a ``threads``
     /// value that uses them all.
@@ -81,7 +106,7 @@ public struct NTPServerConfiguration: Sendable, Hashable {
         host: String = "127.0.0.1", port: Int = 123, policy: NTPServerPolicy = defaultPolicy,
         localStratum: UInt8? = nil, policySource: PolicySource = .kernel, rateLimit: Double = 1,
         rateLimitBurst: Double = 8, overLimitAction: OverLimitAction = .kissOfDeath, rateLimitKissEvery: Int = 16,
-        threads: Int = 1
+        threads: Int = 1, datagramIO: DatagramIO = .platformDefault, kernelTimestamps: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -93,6 +118,8 @@ public struct NTPServerConfiguration: Sendable, Hashable {
         self.overLimitAction = overLimitAction
         self.rateLimitKissEvery = max(1, rateLimitKissEvery)
         self.threads = max(1, threads)
+        self.datagramIO = datagramIO
+        self.kernelTimestamps = kernelTimestamps
     }
 
     /// What replies advertise when the host's clock is in `clockState` (`nil`: it could not be read,

@@ -57,12 +57,20 @@ struct NTPServerState: Sendable {
         to bytes: UnsafeRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime, arrival: MonotonicInstant,
         timeBase: any TimeBase
     ) -> NTPServerAction {
+        respond(to: bytes, from: NTPRateLimitKey(client), receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
+    }
+
+    /// Judges one datagram from the client address `client`, counting the outcome.
+    mutating func respond(
+        to bytes: UnsafeRawBufferPointer, from client: NTPRateLimitKey, receivedAt: UnixTime, arrival: MonotonicInstant,
+        timeBase: any TimeBase
+    ) -> NTPServerAction {
         pending.received += 1
         refreshPolicy(at: arrival)
         let limiter = self.limiter
         let action = NTPServerResponder.respond(
             to: bytes, policy: policy, receivedAt: receivedAt,
-            admit: { limiter.decide(NTPRateLimitKey(client), at: arrival) }, minimumPoll: limiter.minimumPoll,
+            admit: { limiter.decide(client, at: arrival) }, minimumPoll: limiter.minimumPoll,
             authenticator: authenticator, transmitAt: { timeBase.wallNow() })
         switch action {
         case .reply: pending.replied += 1
@@ -74,6 +82,12 @@ struct NTPServerState: Sendable {
         case .drop(let reason): pending.dropped[reason, default: 0] += 1
         }
         return action
+    }
+
+    /// Counts a datagram dropped before the responder saw it (cut to its buffer: oversize).
+    mutating func countDrop(_ reason: NTPServerDropReason) {
+        pending.received += 1
+        pending.dropped[reason, default: 0] += 1
     }
 
     /// Adds what was counted since the last flush to the statistics and the metrics.

@@ -32,30 +32,48 @@ struct NTPServerCounters: Sendable {
 }
 
 /// One token bucket per client address, shared by every socket of a server: the kernel may hand a
-/// client's requests from different source ports to different sockets. The table's hash is keyed
-/// by a random seed, so that nobody can aim many addresses at one of its buckets.
+/// client's requests from different source ports to different sockets. The table is split into
+/// ``shardCount`` shards, each under its own lock, picked by a keyed hash of the address: sockets
+/// on different cores contend only when they look up addresses of the same shard at the same
+/// moment, never on one lock for the whole table. The hashes are keyed by random seeds, so that
+/// nobody can aim many addresses at one shard or one of its buckets.
 final class NTPServerLimiter: Sendable {
-    private let buckets: Locked<NTPRateLimiter<NTPRateLimitKey>>
-    /// No limit: every request is admitted without taking the lock.
+    /// Shards of the table: enough that two or more cores rarely meet on one.
+    static let shardCount = 16
+    private let shards: [Locked<NTPRateLimiter<NTPRateLimitKey>>]
+    private let shardSeed: UInt64
+    /// No limit: every request is admitted without taking a lock.
     private let unlimited: Bool
     /// The least poll exponent replies and kisses advertise.
     let minimumPoll: Int8
 
-    init(configuration: NTPServerConfiguration) {
-        let limiter = NTPRateLimiter<NTPRateLimitKey>(
-            rate: configuration.rateLimit, burst: configuration.rateLimitBurst,
-            kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0,
-            seed: .random(in: .min ... .max))
-        unlimited = limiter.rate == .infinity
-        minimumPoll = limiter.minimumPoll
-        buckets = Locked(limiter)
+    init(configuration: NTPServerConfiguration, seed: UInt64 = .random(in: .min ... .max)) {
+        var generator = SplitMix64(seed: seed)
+        let capacity = max(NTPRateLimiter<NTPRateLimitKey>.ways, 10_000 / Self.shardCount)
+        shards = (0..<Self.shardCount).map { _ in
+            Locked(
+                NTPRateLimiter<NTPRateLimitKey>(
+                    rate: configuration.rateLimit, burst: configuration.rateLimitBurst,
+                    capacity: capacity, kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0,
+                    seed: generator.next()))
+        }
+        shardSeed = generator.next()
+        unlimited = configuration.rateLimit == .infinity
+        minimumPoll = shards[0].withLock { $0.minimumPoll }
     }
 
     func decide(_ client: NTPRateLimitKey, at time: MonotonicInstant) -> NTPRateLimitDecision {
         if unlimited { return .admit }
-        return buckets.withLock { $0.decide(client, at: time) }
+        return shards[shard(of: client)].withLock { $0.decide(client, at: time) }
     }
 
+    /// The shard of an address: its bits hashed with SplitMix64 keyed by the shard seed, as the
+    /// limiter hashes them to its buckets (with another seed).
+    func shard(of client: NTPRateLimitKey) -> Int {
+        var high = SplitMix64(seed: shardSeed ^ client.high)
+        var low = SplitMix64(seed: high.next() ^ client.low)
+        return Int(low.next().multipliedFullWidth(by: UInt64(Self.shardCount)).high)
+    }
 }
 
 extension NTPRateLimitKey {
@@ -65,13 +83,18 @@ extension NTPRateLimitKey {
         case .v4(let v4):
             self.init(ipv4: UInt32(bigEndian: v4.address.sin_addr.s_addr))
         case .v6(let v6):
-            let (high, low) = withUnsafeBytes(of: v6.address.sin6_addr) {
-                (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-            }
-            self.init(high: high, low: low)
+            self.init(in6: v6.address.sin6_addr)
         case .unixDomainSocket:
             self.init(high: .max, low: .max)
         }
+    }
+
+    /// An IPv6 address's 128 bits.
+    init(in6 address: in6_addr) {
+        let (high, low) = withUnsafeBytes(of: address) {
+            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+        self.init(high: high, low: low)
     }
 }
 #endif

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TimeSyncHummingbird
+import TimeSyncNTPServer
 import TimeSyncNTS
 import TimeSyncRoughtimeServer
 
@@ -48,6 +49,14 @@ struct Serve: AsyncParsableCommand {
             """,
         valueName: "N"))
     var localStratum: UInt8?
+
+    @Option(help: ArgumentHelp(
+        "SNTP: how sockets read and write datagrams: 'batched' (Linux: recvmmsg/sendmmsg on a thread per socket, kernel receive timestamps) or 'swiftnio'.",
+        valueName: "IO"))
+    var ntpIo: String = NTPServerConfiguration.DatagramIO.platformDefault == .batched ? "batched" : "swiftnio"
+
+    @Flag(help: "SNTP, batched: take receive timestamps when the request is read, not from the kernel (SO_TIMESTAMPNS).")
+    var noKernelTimestamps = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "HTTP: seconds a request head may take, from the connection's opening or a next request's first byte.",
@@ -154,6 +163,9 @@ struct Serve: AsyncParsableCommand {
         }
         guard parsedRateLimit != nil else { throw ValidationError("--rate-limit '\(rateLimit)': give a positive number of requests per second, or 'off'") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads \(threads): give 1 to 256") }
+        guard parsedNTPIO != nil else {
+            throw ValidationError("--ntp-io '\(ntpIo)': give 'batched' (Linux only) or 'swiftnio'")
+        }
         if let localStratum, !(1...15).contains(localStratum) { throw ValidationError("--local-stratum \(localStratum): give 1 to 15") }
         for (name, seconds) in [("--http-header-timeout", httpHeaderTimeout), ("--http-idle-timeout", httpIdleTimeout)]
         where !(seconds.isFinite && seconds >= 0.001 && seconds <= 86_400) {
@@ -199,6 +211,15 @@ struct Serve: AsyncParsableCommand {
                 directory: ntsKeyDir, role: ntsKe != nil ? .writer : .reader, rotationInterval: .seconds(double: ntsKeyRotation)))
     }
 
+    /// `--ntp-io`; `nil` for a value that is not one (or `batched` where it does not exist).
+    var parsedNTPIO: NTPServerConfiguration.DatagramIO? {
+        switch ntpIo.lowercased() {
+        case "swiftnio", "nio": .swiftNIO
+        case "batched": NTPServerConfiguration.DatagramIO.platformDefault == .batched ? .batched : nil
+        default: nil
+        }
+    }
+
     var parsedRateLimit: Double? {
         if rateLimit == "off" { return .infinity }
         guard let value = Double(rateLimit), value.isFinite, value > 0 else { return nil }
@@ -218,7 +239,8 @@ struct Serve: AsyncParsableCommand {
             if let ntp, let address = parseHTTPAddress(ntp) {
                 services.append(try makeNTPServerService(
                     host: address.host, port: address.port, rateLimit: parsedRateLimit, threads: threads,
-                    localStratum: localStratum, authenticator: keys, logger: logger))
+                    localStratum: localStratum, datagramIO: parsedNTPIO ?? .platformDefault, kernelTimestamps: !noKernelTimestamps,
+                    authenticator: keys, logger: logger))
             }
             if let keys, let ntsKe, let address = parseHTTPAddress(ntsKe), let cert, let key {
                 var ntpServer: String?

@@ -18,12 +18,15 @@ import TimeSyncNTPServer
 ///   - threads: Sockets sharing the port, one event loop each (`nil`: one per core).
 ///   - localStratum: The stratum to serve an unsynchronized clock at (`nil`: tell clients it is not
 ///     synchronized).
+///   - datagramIO: How the sockets read and write (batched on Linux by default).
+///   - kernelTimestamps: With the batched path, receive timestamps from the kernel.
 ///   - authenticator: Checks NTS requests and seals their replies (`nil`: plain SNTP only).
 ///   - logger: The server's logger; the bound address is logged at `info` once listening.
 /// - Returns: The service.
 /// - Throws: ``CommandFailure`` (`invalidArgument`) for an empty host or a port outside 0–65535.
 func makeNTPServerService(
     host: String, port: Int, rateLimit: Double? = nil, threads: Int? = nil, localStratum: UInt8? = nil,
+    datagramIO: NTPServerConfiguration.DatagramIO = .platformDefault, kernelTimestamps: Bool = true,
     authenticator: (any NTPRequestAuthenticator)? = nil, logger: Logger
 ) throws -> some Service {
     guard !host.isEmpty, (0...65_535).contains(port) else {
@@ -33,6 +36,8 @@ func makeNTPServerService(
     var configuration = NTPServerConfiguration(host: host, port: port, threads: threads ?? NTPServerConfiguration.availableCores)
     if let rateLimit { configuration.rateLimit = rateLimit }
     configuration.localStratum = localStratum
+    configuration.datagramIO = datagramIO
+    configuration.kernelTimestamps = kernelTimestamps
     return NTPServer(configuration: configuration, authenticator: authenticator, logger: logger)
 }
 #endif
