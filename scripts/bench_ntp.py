@@ -86,11 +86,11 @@ def cleanup(*_):
             pass
 
 
-def chronyd(port, directory, shift=None, cpu=1):
+def chronyd(port, directory, shift=None, cpu=1, extra=""):
     conf = os.path.join(directory, f"chrony-{port}.conf")
     with open(conf, "w") as f:
         f.write(f"port {port}\nbindaddress 127.0.0.1\nallow 127.0.0.1\nlocal stratum 3\ncmdport 0\nbindcmdaddress /\n"
-                f"pidfile {directory}/chronyd-{port}.pid\n")
+                f"pidfile {directory}/chronyd-{port}.pid\n{extra}")
     env = dict(os.environ)
     if shift is not None:
         env.update({"LD_PRELOAD": FAKETIME_LIB, "FAKETIME": f"{shift:+}s", "FAKETIME_DONT_FAKE_MONOTONIC": "1"})
@@ -163,6 +163,145 @@ def throughput(directory):
     result["unpinned"]["chronyd"] = load(port, UNPINNED_RATES, cpu=None)
     stop(chrony)
     return result
+
+
+LINE_RATES = [50000, 100000, 200000, 300000, 400000, 500000, 600000]
+LINE_COST_RATES = [50000, 100000]
+FLOOD_RATES = [10000, 50000, 100000]
+LAG_RATES = [50000, 100000, 200000]
+# chronyd's rate limit set like ours: 1 request/s sustained, a burst of 8, one over-limit request in
+# 16 answered (leak 4: 1 in 2^4).
+CHRONY_RATELIMIT = "ratelimit interval 0 burst 8 leak 4\n"
+
+
+def our_ntp(port, cpu, io="batched", threads=1, kernel=True, rate_limit="off"):
+    cmd = [TIMESYNC, "serve", "--ntp", f"127.0.0.1:{port}", "--rate-limit", rate_limit, "--local-stratum", "3",
+           "--log-level", "warning", "--ntp-io", io, "--threads", str(threads)]
+    if not kernel:
+        cmd.append("--no-kernel-timestamps")
+    p = start(cmd, cpu=cpu)
+    time.sleep(1.0)
+    return p
+
+
+def line_rate(directory):
+    """The SNTP server at line rate: ours on its batched path and on SwiftNIO's, chronyd, each alone on
+    core 1 (the generator on core 0): rising rates with latency and receive-timestamp lag, CPU per
+    reply at 50k and 100k/s; ours with two sockets and nothing pinned; a flood from one address
+    against each server's rate limit; the receive-timestamp lag of our batched path without kernel
+    timestamps."""
+    result = {"rates": LINE_RATES, "pinned": {}, "cost": {}, "twoCores": {}, "flood": {}, "lagWithoutKernel": None}
+    servers = {
+        "batched": lambda port, cpu, **kw: our_ntp(port, cpu, **kw),
+        "swiftNIO": lambda port, cpu, **kw: our_ntp(port, cpu, io="swiftnio", **kw),
+        "chronyd": lambda port, cpu, **kw: chronyd(port, directory, cpu=cpu, extra=CHRONY_RATELIMIT if kw.get("rate_limit") else ""),
+    }
+
+    def pid_of(name, port, p):
+        return chronyd_pid(directory, port) if name == "chronyd" else p.pid
+
+    for name, make in servers.items():
+        print(f"    {name}: rising rates, one core", file=sys.stderr)
+        port = free_port()
+        p = make(port, 1)
+        pid = pid_of(name, port, p)
+        result["pinned"][name] = load(port, LINE_RATES, extra=["--server-pid", str(pid)])
+        result["cost"][name] = [cost(pid, port, rate) for rate in LINE_COST_RATES]
+        stop(p)
+    print("    batched without kernel timestamps", file=sys.stderr)
+    port = free_port()
+    p = our_ntp(port, 1, kernel=False)
+    result["lagWithoutKernel"] = load(port, LAG_RATES)
+    stop(p)
+    print("    two sockets, nothing pinned", file=sys.stderr)
+    for name, threads in [("batched", 2), ("chronyd", None)]:
+        port = free_port()
+        p = our_ntp(port, None, threads=threads) if name == "batched" else chronyd(port, directory, cpu=None)
+        result["twoCores"][name] = load(port, LINE_RATES, cpu=None)
+        stop(p)
+    for name, make in servers.items():
+        print(f"    {name}: a flood from one address against the rate limit", file=sys.stderr)
+        port = free_port()
+        p = make(port, 1, rate_limit="1")
+        pid = pid_of(name, port, p)
+        result["flood"][name] = load(port, FLOOD_RATES, extra=["--server-pid", str(pid)])
+        stop(p)
+    return result
+
+
+def line_rate_section(r):
+    """Markdown for section 2c from line_rate()'s result."""
+    def best(rows):
+        return max(rows, key=lambda x: x["answeredRate"])
+
+    def us(v):
+        return "–" if v is None else f"{v:.0f}"
+
+    pinned = r["pinned"]
+    lines = ["## 2c. SNTP server at line rate", "",
+             "`timesync serve --ntp … --rate-limit off --local-stratum 3` on its batched path (Linux: `recvmmsg`/`sendmmsg` "
+             "on a thread per socket, kernel receive timestamps; `--ntp-io batched`, the default) and on SwiftNIO's "
+             "(`--ntp-io swiftnio`), and chronyd, each alone on core 1 with `ntp-load` on core 0; each rate offered for "
+             "2 s. *Lag* is the reply's receive timestamp minus the instant the request was sent (loopback transit plus any "
+             "time the request waited in the server's queue before it was dated). Made by `scripts/bench_ntp.py OUT.json "
+             "--only line-rate`.", "",
+             "| offered /s | batched: answered /s, p50 / p99 µs, lag p99 µs | SwiftNIO: answered /s, p50 / p99 µs | chronyd: answered /s, p50 / p99 µs, lag p99 µs |",
+             "| ---: | ---: | ---: | ---: |"]
+    for a, n, c in zip(pinned["batched"], pinned["swiftNIO"], pinned["chronyd"]):
+        lines.append(f"| {a['offeredRate']:,} | {a['answeredRate']:,.0f}, {us(a['p50LatencyMicroseconds'])} / {us(a['p99LatencyMicroseconds'])}, "
+                     f"{us(a.get('p99ReceiveLagMicroseconds'))} | {n['answeredRate']:,.0f}, {us(n['p50LatencyMicroseconds'])} / "
+                     f"{us(n['p99LatencyMicroseconds'])} | {c['answeredRate']:,.0f}, {us(c['p50LatencyMicroseconds'])} / "
+                     f"{us(c['p99LatencyMicroseconds'])}, {us(c.get('p99ReceiveLagMicroseconds'))} |")
+    b, n, c = best(pinned["batched"]), best(pinned["swiftNIO"]), best(pinned["chronyd"])
+    lines += ["", f"Highest answered rate on one core: batched **{b['answeredRate']:,.0f}/s** (p99 {us(b['p99LatencyMicroseconds'])} µs), "
+              f"SwiftNIO {n['answeredRate']:,.0f}/s, chronyd **{c['answeredRate']:,.0f}/s** (p99 {us(c['p99LatencyMicroseconds'])} µs): "
+              f"batched/chronyd **{b['answeredRate'] / c['answeredRate']:.2f}×** (goal ≥ 1.5×).", ""]
+    lines += ["CPU time per reply (the server's user + system time from `/proc/PID/stat` over 4 s, below saturation):", "",
+              "| offered /s | batched µs | SwiftNIO µs | chronyd µs | batched / chronyd |", "| ---: | ---: | ---: | ---: | ---: |"]
+    for a, n2, c2 in zip(r["cost"]["batched"], r["cost"]["swiftNIO"], r["cost"]["chronyd"]):
+        ratio = a["microsecondsPerReply"] / c2["microsecondsPerReply"] if a["microsecondsPerReply"] and c2["microsecondsPerReply"] else float("nan")
+        lines.append(f"| {a['rate']:,} | {a['microsecondsPerReply']:.2f} | {n2['microsecondsPerReply']:.2f} | {c2['microsecondsPerReply']:.2f} | **{ratio:.2f}×** |")
+    lines += ["", "(goal at 100k/s: ≤ 0.6×)", ""]
+    two = r["twoCores"]
+    tb, tc = best(two["batched"]), best(two["chronyd"])
+    lines += ["### Two cores", "",
+              f"Nothing pinned, ours with two sockets sharing the port (`--threads 2`), chronyd on its one thread; the "
+              f"generator shares the machine's {os.cpu_count()} cores with the server.", "",
+              "| offered /s | batched ×2 answered /s (p99 µs) | chronyd answered /s (p99 µs) |", "| ---: | ---: | ---: |"]
+    for a, c2 in zip(two["batched"], two["chronyd"]):
+        lines.append(f"| {a['offeredRate']:,} | {a['answeredRate']:,.0f} ({us(a['p99LatencyMicroseconds'])}) | "
+                     f"{c2['answeredRate']:,.0f} ({us(c2['p99LatencyMicroseconds'])}) |")
+    lines += ["", f"Highest: batched ×2 **{tb['answeredRate']:,.0f}/s**, **{tb['answeredRate'] / b['answeredRate']:.2f}×** our one-core "
+              f"rate (goal ≥ 1.8×); chronyd {tc['answeredRate']:,.0f}/s.", ""]
+    lines += ["### A flood from one address", "",
+              "Every request from 127.0.0.1, against each server's rate limit: ours `--rate-limit 1` (burst 8, one kiss in "
+              "16 over the limit), chronyd `ratelimit interval 0 burst 8 leak 4` (the same shape); the server's CPU share "
+              "of its core during the 2 s step.", "",
+              "| flood /s | batched: CPU, answered /s | SwiftNIO: CPU, answered /s | chronyd: CPU, answered /s |", "| ---: | ---: | ---: | ---: |"]
+    for a, n2, c2 in zip(r["flood"]["batched"], r["flood"]["swiftNIO"], r["flood"]["chronyd"]):
+        def share(x):
+            return "–" if x.get("serverCPUSeconds") is None else f"{x['serverCPUSeconds'] / 2 * 100:.1f} %"
+        lines.append(f"| {a['offeredRate']:,} | {share(a)}, {a['answeredRate']:,.0f} | {share(n2)}, {n2['answeredRate']:,.0f} | "
+                     f"{share(c2)}, {c2['answeredRate']:,.0f} |")
+    lines += ["", "(goal at 100k/s: ≤ 10 % of a core)", ""]
+    lines += ["### Receive timestamps under load", "",
+              "The batched path with kernel receive timestamps (`SO_TIMESTAMPNS`, the default) and without "
+              "(`--no-kernel-timestamps`: dated when read), one core:", "",
+              "| offered /s | kernel: lag p50 / p99 µs | read time: lag p50 / p99 µs | SwiftNIO: lag p50 / p99 µs | chronyd: lag p50 / p99 µs |",
+              "| ---: | ---: | ---: | ---: | ---: |"]
+    by_rate = {x["offeredRate"]: x for x in r["lagWithoutKernel"]}
+    for rate in LAG_RATES:
+        row = [next(x for x in pinned[k] if x["offeredRate"] == rate) for k in ("batched",)]
+        k = row[0]
+        w = by_rate.get(rate)
+        nn = next(x for x in pinned["swiftNIO"] if x["offeredRate"] == rate)
+        cc = next(x for x in pinned["chronyd"] if x["offeredRate"] == rate)
+        lines.append(f"| {rate:,} | {us(k.get('p50ReceiveLagMicroseconds'))} / {us(k.get('p99ReceiveLagMicroseconds'))} | "
+                     f"{us(w.get('p50ReceiveLagMicroseconds') if w else None)} / {us(w.get('p99ReceiveLagMicroseconds') if w else None)} | "
+                     f"{us(nn.get('p50ReceiveLagMicroseconds'))} / {us(nn.get('p99ReceiveLagMicroseconds'))} | "
+                     f"{us(cc.get('p50ReceiveLagMicroseconds'))} / {us(cc.get('p99ReceiveLagMicroseconds'))} |")
+    lines += ["", "Alone: `scripts/bench_ntp.py out.json --only line-rate` after the release builds (timesync, ntp-load).", ""]
+    return lines
 
 
 def credentials(directory):
@@ -304,6 +443,16 @@ def main():
             with open(out, "w") as f:
                 json.dump({"oneShot": one_shot(directory)}, f, indent=2)
             return
+        if only == "line-rate":
+            result = {}
+            if os.path.exists(out):
+                with open(out) as f:
+                    result = json.load(f)
+            print("  SNTP server at line rate…", file=sys.stderr)
+            result["lineRate"] = line_rate(directory)
+            with open(out, "w") as f:
+                json.dump(result, f, indent=2)
+            return
         if only == "nts":
             with open(out) as f:
                 result = json.load(f)
@@ -326,6 +475,8 @@ def main():
             return
         print("  throughput…", file=sys.stderr)
         result = {"throughput": throughput(directory), "rates": RATES}
+        print("  SNTP server at line rate…", file=sys.stderr)
+        result["lineRate"] = line_rate(directory)
         print("  NTS server cost…", file=sys.stderr)
         result["nts"] = nts(directory)
         print("  accuracy through the relay (symmetric base, random asymmetry)…", file=sys.stderr)
@@ -423,6 +574,8 @@ def ntp_sections(path):
               f"vs chronyd **{best_chrony['answeredRate']:.0f}/s** (p99 {best_chrony['p99LatencyMicroseconds']:.0f} µs): "
               f"**{ratio:.2f}×**.", "",
               "Reproduce: `scripts/bench` (or `scripts/bench_ntp.py out.json` after the release builds).", ""]
+    if "lineRate" in data:
+        lines += line_rate_section(data["lineRate"])
     if "nts" in data:
         lines += nts_section(data["nts"])
     for key, title in [("accuracy", "random per-packet asymmetry"), ("asymmetric", "a fixed asymmetry no client can see")]:

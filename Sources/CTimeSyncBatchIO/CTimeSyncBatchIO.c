@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -142,6 +143,16 @@ int ts_batch_send(int fd, ts_batch *batch, unsigned count) {
         next += (unsigned)n;
     }
     return (int)sent;
+}
+
+void ts_sleep_nanoseconds(int64_t nanoseconds) {
+    static __thread int slack_set;
+    if (!slack_set) {
+        prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+        slack_set = 1;
+    }
+    struct timespec pause = {.tv_sec = nanoseconds / 1000000000, .tv_nsec = nanoseconds % 1000000000};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {}
 }
 
 int ts_wake_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }

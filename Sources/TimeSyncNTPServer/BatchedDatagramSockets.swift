@@ -71,7 +71,9 @@ final class BatchedDatagramSockets: Sendable {
                 throw IOError(errnoCode: ENOMEM, reason: "datagram buffers")
             }
             workers.append(
-                Worker(fd: fd, batch: batch, state: state, timeBase: timeBase, kernelTimestamps: configuration.kernelTimestamps, logger: logger))
+                Worker(
+                    fd: fd, batch: batch, state: state, timeBase: timeBase, kernelTimestamps: configuration.kernelTimestamps,
+                    coalescingInterval: configuration.coalescingInterval, logger: logger))
         }
         self.workers = workers
         self.wake = wake
@@ -146,14 +148,21 @@ final class BatchedDatagramSockets: Sendable {
         private let state: Locked<NTPServerState>
         private let timeBase: any TimeBase
         private let kernelTimestamps: Bool
+        private let coalescingInterval: Int64
         private let logger: Logger
+        /// Datagrams since the thread last slept that make it linger on an empty queue.
+        static let coalescingThreshold = 4
 
-        init(fd: Int32, batch: OpaquePointer, state: Locked<NTPServerState>, timeBase: any TimeBase, kernelTimestamps: Bool, logger: Logger) {
+        init(
+            fd: Int32, batch: OpaquePointer, state: Locked<NTPServerState>, timeBase: any TimeBase, kernelTimestamps: Bool,
+            coalescingInterval: Duration, logger: Logger
+        ) {
             self.fd = fd
             self.batch = batch
             self.state = state
             self.timeBase = timeBase
             self.kernelTimestamps = kernelTimestamps
+            self.coalescingInterval = max(0, Int64(coalescingInterval.components.seconds) * 1_000_000_000 + coalescingInterval.components.attoseconds / 1_000_000_000)
             self.logger = logger
         }
 
@@ -163,12 +172,28 @@ final class BatchedDatagramSockets: Sendable {
         }
 
         /// Reads, answers and writes until `wake` is signalled.
+        ///
+        /// Under load (at least ``coalescingThreshold`` datagrams since the thread last slept) an
+        /// empty queue is given ``coalescingInterval`` to fill before the thread waits on it, so
+        /// reads come in larger batches and the costs of a read, a send and a wake-up are shared
+        /// by more requests. With kernel timestamps this costs no accuracy: a request's wait is
+        /// between its receive and transmit timestamps, which clients leave out of the delay.
+        /// Without them it would count as network delay, so the thread never lingers.
         func serve(wake: Int32) {
+            var sinceSleep = 0
+            let lingers = kernelTimestamps && coalescingInterval > 0
             while true {
                 let count = ts_batch_receive(fd, batch)
                 if count > 0 {
                     answer(count: Int(count))
+                    sinceSleep += Int(count)
                 } else if count == 0 {
+                    if lingers && sinceSleep >= Self.coalescingThreshold {
+                        sinceSleep = 0
+                        ts_sleep_nanoseconds(coalescingInterval)
+                        continue
+                    }
+                    sinceSleep = 0
                     // Nothing waiting: sleep until a datagram arrives or the server stops.
                     switch ts_wait(fd, wake) {
                     case 1: continue

@@ -91,6 +91,12 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     /// (`SO_TIMESTAMPNS`, the moment the datagram reached the socket), so time a request waits in
     /// the socket's queue under load does not count as the client's network delay. Default on.
     public var kernelTimestamps: Bool
+    /// With ``DatagramIO/batched`` and kernel timestamps, under load: how long a socket's thread
+    /// lets an emptied queue fill before it waits for the next datagram (default 100 µs; zero
+    /// never). Larger batches share the costs of reading, sending and waking up; each request
+    /// waits at most this much longer, between its receive and transmit timestamps, which clients
+    /// leave out of the network delay.
+    public var coalescingInterval: Duration = .microseconds(100)
 
     /// The cores this process may run on (its CPU affinity and cgroup quota counted): a ``threads``
     /// value that uses them all.

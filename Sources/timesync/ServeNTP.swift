@@ -20,6 +20,8 @@ import TimeSyncNTPServer
 ///     synchronized).
 ///   - datagramIO: How the sockets read and write (batched on Linux by default).
 ///   - kernelTimestamps: With the batched path, receive timestamps from the kernel.
+///   - coalescingInterval: With the batched path and kernel timestamps, how long an emptied queue
+///     may fill under load.
 ///   - authenticator: Checks NTS requests and seals their replies (`nil`: plain SNTP only).
 ///   - logger: The server's logger; the bound address is logged at `info` once listening.
 /// - Returns: The service.
@@ -27,6 +29,7 @@ import TimeSyncNTPServer
 func makeNTPServerService(
     host: String, port: Int, rateLimit: Double? = nil, threads: Int? = nil, localStratum: UInt8? = nil,
     datagramIO: NTPServerConfiguration.DatagramIO = .platformDefault, kernelTimestamps: Bool = true,
+    coalescingInterval: Duration = .microseconds(100),
     authenticator: (any NTPRequestAuthenticator)? = nil, logger: Logger
 ) throws -> some Service {
     guard !host.isEmpty, (0...65_535).contains(port) else {
@@ -38,6 +41,7 @@ func makeNTPServerService(
     configuration.localStratum = localStratum
     configuration.datagramIO = datagramIO
     configuration.kernelTimestamps = kernelTimestamps
+    configuration.coalescingInterval = coalescingInterval
     return NTPServer(configuration: configuration, authenticator: authenticator, logger: logger)
 }
 #endif

@@ -20,7 +20,10 @@
 // with `--server-pid` the CPU time the server process used during the step.
 //
 // Each request's transmit timestamp carries the send instant (monotonic ns); a server echoes it as the
-// origin timestamp, so the latency is computed from the reply alone, with no shared state.
+// origin timestamp, so the latency is computed from the reply alone, with no shared state. The reply's
+// receive timestamp (t2) is compared with that send instant on the wall clock: how late after the
+// request left the server says it arrived (loopback transit plus any time the request waited in the
+// server's socket queue before being timestamped), p50/p99 per step.
 import CBatchSocket
 import Foundation
 import TimeSync
@@ -100,6 +103,9 @@ struct StepResult: Encodable {
     var answeredRate: Double
     var p50LatencyMicroseconds: Double?
     var p99LatencyMicroseconds: Double?
+    /// t2 − the request's send instant (wall clock): how late the server dates a request's arrival.
+    var p50ReceiveLagMicroseconds: Double?
+    var p99ReceiveLagMicroseconds: Double?
     /// Kiss-o'-Death replies (stratum 0) among the answered.
     var kisses: Int
     var sentBytes: Int
@@ -140,6 +146,18 @@ func monotonicNanoseconds() -> Int64 {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
+func realtimeNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+}
+
+/// An NTP timestamp (seconds since 1900, 32.32 fixed point) as nanoseconds since 1970.
+func unixNanoseconds(ntp: UInt64) -> Int64 {
+    let seconds = Int64(ntp >> 32) - 2_208_988_800
+    return seconds * 1_000_000_000 + Int64((UInt64(ntp & 0xFFFF_FFFF) * 1_000_000_000) >> 32)
 }
 
 /// A UDP socket for requests to `host`:`port`: connected (from 127.0.0.1), or with `unconnected`
@@ -221,6 +239,7 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
     inet_pton(AF_INET, options.host, &server.sin_addr)
     let cpuBefore = options.serverPID.flatMap { cpuSeconds(pid: $0) }
     let start = monotonicNanoseconds()
+    let wallMinusMonotonic = realtimeNanoseconds() - monotonicNanoseconds()
     let sendEnd = start + Int64(seconds * 1e9)
     // The receiver publishes its result through a box the main thread reads after the semaphore.
     let done = DispatchSemaphore(value: 0)
@@ -228,6 +247,8 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
     Thread {
         var latencies: [Int64] = []
         latencies.reserveCapacity(total)
+        var lags: [Int64] = []
+        lags.reserveCapacity(total)
         var kisses = 0
         var unstamped = 0  // NTS replies: answered, with no send instant to measure from
         var receivedBytes = 0
@@ -262,12 +283,16 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
                     let sent = Int64(bitPattern: origin)
                     if sent >= start && sent <= now {
                         latencies.append(now - sent)
+                        var receive: UInt64 = 0
+                        for j in 32..<40 { receive = receive << 8 | UInt64(buffer[base + j]) }
+                        if buffer[base + 1] != 0 { lags.append(unixNanoseconds(ntp: receive) - (sent + wallMinusMonotonic)) }
                         if buffer[base + 1] == 0 { kisses += 1 }
                     }
                 }
             }
         }
         box.latencies = latencies
+        box.lags = lags
         box.unstamped = unstamped
         box.kisses = kisses
         box.receivedBytes = receivedBytes
@@ -319,14 +344,16 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
     let cpuAfter = options.serverPID.flatMap { cpuSeconds(pid: $0) }
     let sorted = box.latencies.sorted()
     let answered = sorted.count + box.unstamped
-    func percentile(_ q: Double) -> Double? {
+    func percentile(_ q: Double, of sorted: [Int64]) -> Double? {
         guard !sorted.isEmpty else { return nil }
         let rank = max(1, Int((q * Double(sorted.count)).rounded(.up)))
         return Double(sorted[min(rank, sorted.count) - 1]) / 1_000
     }
+    let lags = box.lags.sorted()
     return StepResult(
         offeredRate: rate, sent: sent, answered: answered, answeredRate: Double(answered) / seconds,
-        p50LatencyMicroseconds: percentile(0.5), p99LatencyMicroseconds: percentile(0.99), kisses: box.kisses,
+        p50LatencyMicroseconds: percentile(0.5, of: sorted), p99LatencyMicroseconds: percentile(0.99, of: sorted),
+        p50ReceiveLagMicroseconds: percentile(0.5, of: lags), p99ReceiveLagMicroseconds: percentile(0.99, of: lags), kisses: box.kisses,
         sentBytes: sent * length, receivedBytes: box.receivedBytes,
         serverCPUSeconds: cpuBefore.flatMap { before in cpuAfter.map { $0 - before } })
 }
@@ -335,6 +362,7 @@ func step(fds: [Int32], rate: Int, seconds: Double, options: Options, nts: NTSLo
 final class LatencyBox: @unchecked Sendable {
     // Safe: one write before `done.signal()`, one read after `done.wait()` (the semaphore orders them).
     var latencies: [Int64] = []
+    var lags: [Int64] = []
     var unstamped = 0
     var kisses = 0
     var receivedBytes = 0
@@ -359,6 +387,9 @@ do {
             print(String(
                 format: "offered %7d/s  answered %9.0f/s  p50 %8.1f µs  p99 %8.1f µs", rate, result.answeredRate,
                 result.p50LatencyMicroseconds ?? .nan, result.p99LatencyMicroseconds ?? .nan))
+            if let lag50 = result.p50ReceiveLagMicroseconds, let lag99 = result.p99ReceiveLagMicroseconds {
+                print(String(format: "  receive timestamp after send: p50 %.1f µs  p99 %.1f µs", lag50, lag99))
+            }
             let unanswered = result.sent > 0 ? 1 - Double(result.answered) / Double(result.sent) : .nan
             print(String(
                 format: "  sent %d  answered %d (kisses %d)  unanswered %.2f%%  reply bytes per request byte %.4f",

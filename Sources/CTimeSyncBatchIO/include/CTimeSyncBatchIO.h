@@ -41,6 +41,9 @@ void ts_batch_queue_reply(ts_batch *batch, unsigned slot, unsigned index, unsign
 /// kernel refuses is skipped). Returns how many were sent.
 int ts_batch_send(int fd, ts_batch *batch, unsigned count);
 
+/// Sleeps `nanoseconds` (a short pause: the thread's timer slack is set to 1 µs the first time).
+void ts_sleep_nanoseconds(int64_t nanoseconds);
+
 /// An eventfd that wakes ts_wait; -1 with errno.
 int ts_wake_create(void);
 /// Wakes every ts_wait on `wake_fd`, now and later.
