@@ -20,13 +20,15 @@ let package = Package(
         // With --nts-ke, NTS requests after one key exchange.
         .executableTarget(
             name: "ntp-load",
-            dependencies: ["CBatchSocket", .product(name: "TimeSyncNTS", package: root), .product(name: "TimeSync", package: root)],
+            dependencies: ["CBatchSocket", "LoadSupport", .product(name: "TimeSyncNTS", package: root), .product(name: "TimeSync", package: root)],
             path: "Tools/ntp-load"),
         // The Roughtime load generator: requests at rising rates, a sample of replies verified.
         .executableTarget(
             name: "roughtime-load",
-            dependencies: ["CBatchSocket", .product(name: "TimeSync", package: root)],
+            dependencies: ["CBatchSocket", "LoadSupport", .product(name: "TimeSync", package: root)],
             path: "Tools/roughtime-load"),
+        // What the load generators share: usage errors, CPU time of a process, clocks, UDP sockets.
+        .target(name: "LoadSupport", path: "Tools/LoadSupport"),
         // sendmmsg/recvmmsg, which Glibc's Swift module leaves out.
         .target(name: "CBatchSocket", path: "Tools/CBatchSocket"),
         // The HTTP middleware benchmark's server: one JSON route, with or without TimestampMiddleware.

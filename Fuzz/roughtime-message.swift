@@ -18,18 +18,7 @@ private let fixedRequest = RoughtimeRequest(versions: RoughtimeVersion.defaultOf
 public func fuzzRoughtimeMessage(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let bytes = input.rest()
-    let body = RoughtimePacket.isFramed(bytes[...]) ? (try? RoughtimePacket.unframe(bytes[...])) : bytes[...]
-    if let body, let message = try? RoughtimeMessage(decoding: body) {
-        let fields = message.tags.map { ($0, Array(message[$0]!)) }
-        if fields.allSatisfy({ $0.1.count % 4 == 0 }) {
-            check(RoughtimeMessage.encode(fields) == Array(body), "a parsed message does not re-encode to its bytes")
-        }
-        for tag in message.tags where [RoughtimeTag.signedResponse, .certificate, .delegation].contains(tag) {
-            if let nested = try? message.message(tag) { _ = nested.tags.map { nested[$0] } }
-        }
-        _ = try? message.uint32(.version)
-        _ = try? message.uint64(.midpoint)
-    }
+    checkRoughtimeMessageLayer(bytes)
     if let request = try? RoughtimeRequest(parsing: bytes), let version = request.versions.first {
         check(request.nonce.count == version.nonceLength, "a parsed request's nonce has the wrong length")
         check(request.packet == bytes, "a parsed request does not keep its bytes")

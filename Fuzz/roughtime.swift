@@ -18,16 +18,7 @@ private let fixedRequest = RoughtimeRequest(versions: RoughtimeVersion.defaultOf
 public func fuzzRoughtime(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     var input = FuzzInput(data, size)
     let bytes = input.rest()
-    let body = RoughtimePacket.isFramed(bytes[...]) ? (try? RoughtimePacket.unframe(bytes[...])) : bytes[...]
-    if let body, let message = try? RoughtimeMessage(decoding: body) {
-        let fields = message.tags.map { ($0, Array(message[$0]!)) }
-        if fields.allSatisfy({ $0.1.count % 4 == 0 }) {
-            check(RoughtimeMessage.encode(fields) == Array(body), "a parsed message does not re-encode to its bytes")
-        }
-        for tag in message.tags where [RoughtimeTag.signedResponse, .certificate, .delegation].contains(tag) {
-            _ = try? message.message(tag)
-        }
-    }
+    checkRoughtimeMessageLayer(bytes)
     do {
         _ = try RoughtimeResponse.verify(bytes, request: fixedRequest, publicKey: Array(key.publicKey.rawRepresentation))
         check(false, "a fuzzed datagram verified under a key only this harness holds")

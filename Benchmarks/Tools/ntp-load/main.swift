@@ -25,6 +25,7 @@
 // request left the server says it arrived (loopback transit plus any time the request waited in the
 // server's socket queue before being timestamped), p50/p99 per step.
 import CBatchSocket
+import LoadSupport
 import Foundation
 import TimeSync
 import TimeSyncNTS
@@ -90,11 +91,6 @@ struct Options {
     }
 }
 
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 struct StepResult: Encodable {
     var offeredRate: Int
     var sent: Int
@@ -132,66 +128,10 @@ struct Sources {
     }
 }
 
-/// User + system CPU seconds a process has used so far, from /proc/PID/stat.
-func cpuSeconds(pid: Int32) -> Double? {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let close = stat.lastIndex(of: ")")
-    else { return nil }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-}
-
-func monotonicNanoseconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-}
-
-func realtimeNanoseconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-}
-
 /// An NTP timestamp (seconds since 1900, 32.32 fixed point) as nanoseconds since 1970.
 func unixNanoseconds(ntp: UInt64) -> Int64 {
     let seconds = Int64(ntp >> 32) - 2_208_988_800
     return seconds * 1_000_000_000 + Int64((UInt64(ntp & 0xFFFF_FFFF) * 1_000_000_000) >> 32)
-}
-
-/// A UDP socket for requests to `host`:`port`: connected (from 127.0.0.1), or with `unconnected`
-/// bound to the wildcard address, so that it sends from any loopback address and gets the replies.
-func openSocket(host: String, port: UInt16, unconnected: Bool = false) throws -> Int32 {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw UsageError("--host must be an IPv4 address") }
-    #if canImport(Glibc)
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    #else
-    let fd = socket(AF_INET, SOCK_DGRAM, 0)
-    #endif
-    guard fd >= 0 else { throw UsageError("socket() failed") }
-    var size: Int32 = 8 << 20
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    if unconnected {
-        var any = sockaddr_in()
-        any.sin_family = sa_family_t(AF_INET)
-        let bound = withUnsafePointer(to: &any) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw UsageError("bind() failed") }
-        return fd
-    }
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw UsageError("connect() failed") }
-    return fd
 }
 
 /// NTS requests ready to send: made once, after one key exchange.

@@ -10,6 +10,7 @@
 // source ports, as from that many clients. Of each step's replies the first 64 are verified in full
 // (signatures, Merkle path, the midpoint within the delegation) against the request they answer.
 import CBatchSocket
+import LoadSupport
 import Foundation
 import TimeSync
 
@@ -66,11 +67,6 @@ struct Options {
     }
 }
 
-struct UsageError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 struct StepResult: Encodable {
     var offeredRate: Int
     var sent: Int
@@ -83,40 +79,6 @@ struct StepResult: Encodable {
     var serverCPUSeconds: Double?
     /// Replies per CPU-second of the server: what one of its cores answers.
     var repliesPerCPUSecond: Double?
-}
-
-func cpuSeconds(pid: Int32) -> Double? {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-}
-
-func monotonicNanoseconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-}
-
-func openSocket(host: String, port: UInt16) throws -> Int32 {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = port.bigEndian
-    guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { throw UsageError("--host must be an IPv4 address") }
-    #if canImport(Glibc)
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-    #else
-    let fd = socket(AF_INET, SOCK_DGRAM, 0)
-    #endif
-    guard fd >= 0 else { throw UsageError("socket() failed") }
-    var size: Int32 = 8 << 20
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw UsageError("connect() failed") }
-    return fd
 }
 
 let batchLimit = 64
