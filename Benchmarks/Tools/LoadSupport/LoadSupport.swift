@@ -7,6 +7,55 @@ import Glibc
 import Darwin
 #endif
 
+/// The options every load generator takes: where to send, the rates, how long each, from how many
+/// source ports, JSON output, the server process whose CPU time to read.
+public struct LoadOptions {
+    public var host = "127.0.0.1"
+    public var port: UInt16
+    public var rates: [Int]
+    public var seconds = 2.0
+    public var sockets = 16
+    public var json = false
+    public var serverPID: Int32?
+
+    /// Parses `arguments` (the program's name first); a flag not listed above goes to `other`, with
+    /// a function that reads its value, and is an error when `other` returns false.
+    public init(_ arguments: [String], port: UInt16, rates: [Int], other: (String, () throws -> String) throws -> Bool) throws {
+        self.port = port
+        self.rates = rates
+        var iterator = arguments.dropFirst().makeIterator()
+        while let argument = iterator.next() {
+            func value() throws -> String {
+                guard let v = iterator.next() else { throw UsageError("\(argument) needs a value") }
+                return v
+            }
+            switch argument {
+            case "--host": host = try value()
+            case "--port":
+                guard let p = UInt16(try value()), p > 0 else { throw UsageError("--port takes 1-65535") }
+                self.port = p
+            case "--rates":
+                self.rates = try value().split(separator: ",").map {
+                    guard let r = Int($0), r > 0 else { throw UsageError("--rates takes positive integers") }
+                    return r
+                }
+            case "--seconds":
+                guard let s = Double(try value()), s > 0, s <= 60 else { throw UsageError("--seconds takes (0, 60]") }
+                seconds = s
+            case "--sockets":
+                guard let k = Int(try value()), (1...256).contains(k) else { throw UsageError("--sockets takes 1-256") }
+                sockets = k
+            case "--json": json = true
+            case "--server-pid":
+                guard let pid = Int32(try value()), pid > 0 else { throw UsageError("--server-pid takes a process id") }
+                serverPID = pid
+            default:
+                guard try other(argument, value) else { throw UsageError("unknown argument \(argument)") }
+            }
+        }
+    }
+}
+
 public struct UsageError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }

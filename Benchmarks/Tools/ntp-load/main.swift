@@ -37,47 +37,26 @@ import Darwin
 #endif
 
 struct Options {
-    var host = "127.0.0.1"
-    var port: UInt16 = 123
-    var rates: [Int] = [5_000, 10_000, 20_000, 40_000, 80_000]
-    var seconds = 2.0
-    var sockets = 16
-    var json = false
+    var host: String
+    var port: UInt16
+    var rates: [Int]
+    var seconds: Double
+    var sockets: Int
+    var json: Bool
     var sources = 0
     var serverPID: Int32?
     var ntsKeyExchange: (host: String, port: Int)?
     var caFile: String?
 
     init(_ arguments: [String]) throws {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let argument = iterator.next() {
-            func value() throws -> String {
-                guard let v = iterator.next() else { throw UsageError("\(argument) needs a value") }
-                return v
-            }
-            switch argument {
-            case "--host": host = try value()
-            case "--port":
-                guard let p = UInt16(try value()) else { throw UsageError("--port takes 0-65535") }
-                port = p
-            case "--rates":
-                rates = try value().split(separator: ",").map {
-                    guard let r = Int($0), r > 0 else { throw UsageError("--rates takes positive integers") }
-                    return r
-                }
-            case "--seconds":
-                guard let s = Double(try value()), s > 0, s <= 60 else { throw UsageError("--seconds takes (0, 60]") }
-                seconds = s
-            case "--sockets":
-                guard let k = Int(try value()), (1...256).contains(k) else { throw UsageError("--sockets takes 1-256") }
-                sockets = k
-            case "--json": json = true
+        var sources = 0
+        var ntsKeyExchange: (host: String, port: Int)?
+        var caFile: String?
+        let common = try LoadOptions(arguments, port: 123, rates: [5_000, 10_000, 20_000, 40_000, 80_000]) { flag, value in
+            switch flag {
             case "--sources":
                 guard let n = Int(try value()), (1...(1 << 22)).contains(n) else { throw UsageError("--sources takes 1-4194304") }
                 sources = n
-            case "--server-pid":
-                guard let pid = Int32(try value()), pid > 0 else { throw UsageError("--server-pid takes a process id") }
-                serverPID = pid
             case "--nts-ke":
                 let text = try value()
                 guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
@@ -85,9 +64,14 @@ struct Options {
                 }
                 ntsKeyExchange = (String(text[..<colon]), port)
             case "--ca-file": caFile = try value()
-            default: throw UsageError("unknown argument \(argument)")
+            default: return false
             }
+            return true
         }
+        (host, port, rates, seconds, sockets, json, serverPID) = (
+            common.host, common.port, common.rates, common.seconds, common.sockets, common.json, common.serverPID
+        )
+        (self.sources, self.ntsKeyExchange, self.caFile) = (sources, ntsKeyExchange, caFile)
     }
 }
 

@@ -21,49 +21,28 @@ import Darwin
 #endif
 
 struct Options {
-    var host = "127.0.0.1"
-    var port: UInt16 = 2002
-    var key: [UInt8] = []
-    var rates: [Int] = [5_000, 20_000, 80_000]
-    var seconds = 2.0
-    var sockets = 16
-    var json = false
+    var host: String
+    var port: UInt16
+    var key: [UInt8]
+    var rates: [Int]
+    var seconds: Double
+    var sockets: Int
+    var json: Bool
     var serverPID: Int32?
 
     init(_ arguments: [String]) throws {
-        var iterator = arguments.dropFirst().makeIterator()
-        while let argument = iterator.next() {
-            func value() throws -> String {
-                guard let v = iterator.next() else { throw UsageError("\(argument) needs a value") }
-                return v
-            }
-            switch argument {
-            case "--host": host = try value()
-            case "--port":
-                guard let p = UInt16(try value()), p > 0 else { throw UsageError("--port takes 1-65535") }
-                port = p
-            case "--key":
-                guard let data = Data(base64Encoded: try value()), data.count == 32 else { throw UsageError("--key takes 32 bytes in base64") }
-                key = Array(data)
-            case "--rates":
-                rates = try value().split(separator: ",").map {
-                    guard let r = Int($0), r > 0 else { throw UsageError("--rates takes positive integers") }
-                    return r
-                }
-            case "--seconds":
-                guard let s = Double(try value()), s > 0, s <= 60 else { throw UsageError("--seconds takes (0, 60]") }
-                seconds = s
-            case "--sockets":
-                guard let k = Int(try value()), (1...256).contains(k) else { throw UsageError("--sockets takes 1-256") }
-                sockets = k
-            case "--json": json = true
-            case "--server-pid":
-                guard let pid = Int32(try value()), pid > 0 else { throw UsageError("--server-pid takes a process id") }
-                serverPID = pid
-            default: throw UsageError("unknown argument \(argument)")
-            }
+        var key: [UInt8] = []
+        let common = try LoadOptions(arguments, port: 2002, rates: [5_000, 20_000, 80_000]) { flag, value in
+            guard flag == "--key" else { return false }
+            guard let data = Data(base64Encoded: try value()), data.count == 32 else { throw UsageError("--key takes 32 bytes in base64") }
+            key = Array(data)
+            return true
         }
         guard !key.isEmpty else { throw UsageError("--key BASE64 is required: the server's long-term public key") }
+        (host, port, rates, seconds, sockets, json, serverPID) = (
+            common.host, common.port, common.rates, common.seconds, common.sockets, common.json, common.serverPID
+        )
+        self.key = key
     }
 }
 
