@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +110,12 @@ int64_t ts_batch_kernel_time(const ts_batch *batch, unsigned index) {
         }
     }
     return -1;
+}
+
+int64_t ts_kernel_realtime(void) {
+    struct timespec now;
+    if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &now) != 0) return -1;
+    return (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 }
 
 unsigned char *ts_batch_reply_buffer(ts_batch *batch, unsigned slot) {

@@ -216,9 +216,8 @@ final class BatchedDatagramSockets: Sendable {
 
         /// Answers the `count` datagrams of the last read and sends the replies together.
         private func answer(count: Int) {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            let kernelNow = Int64(now.tv_sec) &* 1_000_000_000 &+ Int64(now.tv_nsec)
+            // The kernel's clock, as it stamped the datagrams: their age is measured on it.
+            let kernelNow = kernelTimestamps ? ts_kernel_realtime() : -1
             let wall = timeBase.wallNow()
             let arrival = timeBase.monotonicNow()
             let timeBase = self.timeBase
@@ -239,7 +238,7 @@ final class BatchedDatagramSockets: Sendable {
                     var receivedAt = wall
                     if kernelTimestamps {
                         let stamp = ts_batch_kernel_time(batch, index)
-                        if stamp >= 0 {
+                        if stamp >= 0 && kernelNow >= 0 {
                             // How long ago the kernel queued it, on the kernel's clock, carried onto
                             // the time base's (the same clock for the system's time base). A stamp
                             // from the future or over a second old is a clock step: ignored.

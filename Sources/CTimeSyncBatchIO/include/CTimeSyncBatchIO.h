@@ -33,6 +33,10 @@ const struct sockaddr *ts_batch_source(const ts_batch *batch, unsigned index, so
 /// when the datagram carries none.
 int64_t ts_batch_kernel_time(const ts_batch *batch, unsigned index);
 
+/// The kernel's CLOCK_REALTIME now, in nanoseconds since 1970, read by system call: the clock
+/// `ts_batch_kernel_time` stamps with, even where a library interposes on clock_gettime.
+int64_t ts_kernel_realtime(void);
+
 /// Reply slot `slot` (`slot_size` bytes) to write a reply into.
 unsigned char *ts_batch_reply_buffer(ts_batch *batch, unsigned slot);
 /// Queues reply slot `slot`, `length` bytes, to the source of datagram `index`.
