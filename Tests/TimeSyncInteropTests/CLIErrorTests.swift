@@ -36,13 +36,18 @@ struct CLIErrorTests {
         (["query", "--samples", "0", "http://127.0.0.1/"], ["--samples 0", "1 to 64"]),
         (["query", "ntp://127.0.0.1:99999"], ["ntp://127.0.0.1:99999", "port 99999", "1–65535"]),
         (["query", "ntp://"], ["'ntp://'", "no host"]),
-        (["query", "ftp://127.0.0.1/"], ["ftp://127.0.0.1/", "ntp://, nts://, http:// or https://"]),
+        (["query", "ftp://127.0.0.1/"], ["ftp://127.0.0.1/", "ntp://, nts://, roughtime://, http:// or https://"]),
         (["query", "--date-only", "ntp://127.0.0.1"], ["--date-only", "http(s)"]),
         (["serve", "--http", "127.0.0.1"], ["--http '127.0.0.1'", "no port"]),
         (["serve", "--ntp", "127.0.0.1:70000"], ["--ntp '127.0.0.1:70000'", "port 70000"]),
         (["serve", "--ntp", "127.0.0.1:0", "--threads", "-2"], ["--threads -2", "1 to 256"]),
         (["watch", "--timeout", "0", "ntp://127.0.0.1"], ["--timeout 0", "more than 0"]),
         (["watch", "ntp://127.0.0.1:0"], ["ntp://127.0.0.1:0", "port 0"]),
+        (["query", "roughtime://127.0.0.1:2002"], ["roughtime://127.0.0.1:2002", "no key="]),
+        (["serve", "--roughtime", "127.0.0.1:0"], ["--roughtime", "--key FILE"]),
+        (["serve", "--roughtime", "127.0.0.1:0", "--key", "/dev/null", "--roughtime-batch", "0"], ["--roughtime-batch 0", "1 to 64"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--ntp-io", "fast"], ["--ntp-io 'fast'", "'batched'", "'swiftnio'"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--ntp-coalesce", "-1"], ["--ntp-coalesce -1", "0 to 10000"]),
     ]
 
     @Test("a usage error exits 64 and names the flag, the value and the reason", arguments: usageErrors)
