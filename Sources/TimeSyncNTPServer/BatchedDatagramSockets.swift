@@ -5,6 +5,7 @@ import Foundation
 import Glibc
 import Logging
 import NIOCore
+import Synchronization
 import TimeSync
 
 /// The SNTP server's batched path on Linux: one thread per socket, each reading up to 64
@@ -22,6 +23,8 @@ final class BatchedDatagramSockets: Sendable {
 
     private let workers: [Worker]
     private let wake: Int32
+    /// Set by ``stop()``: a thread that never finds its queue empty checks it after each batch.
+    private let stopping: StopFlag
     /// The bound address (the kernel's pick for port 0).
     let address: SocketAddress
     private let done = DispatchGroup()
@@ -62,6 +65,7 @@ final class BatchedDatagramSockets: Sendable {
             for fd in descriptors { close(fd) }
             throw IOError(errnoCode: code, reason: "eventfd")
         }
+        let stopping = StopFlag()
         var workers: [Worker] = []
         for (fd, state) in zip(descriptors, states) {
             guard let batch = ts_batch_create(Self.slotSize) else {
@@ -73,10 +77,11 @@ final class BatchedDatagramSockets: Sendable {
             workers.append(
                 Worker(
                     fd: fd, batch: batch, state: state, timeBase: timeBase, kernelTimestamps: configuration.kernelTimestamps,
-                    coalescingInterval: configuration.coalescingInterval, logger: logger))
+                    coalescingInterval: configuration.coalescingInterval, stopping: stopping, logger: logger))
         }
         self.workers = workers
         self.wake = wake
+        self.stopping = stopping
         self.address = bound
     }
 
@@ -94,7 +99,17 @@ final class BatchedDatagramSockets: Sendable {
     }
 
     /// Asks every thread to stop; they finish the batch in hand.
-    func stop() { ts_wake_signal(wake) }
+    func stop() {
+        stopping.set()
+        ts_wake_signal(wake)
+    }
+
+    /// Whether ``stop()`` was called.
+    final class StopFlag: Sendable {
+        private let flag = Atomic<Bool>(false)
+        func set() { flag.store(true, ordering: .releasing) }
+        var isSet: Bool { flag.load(ordering: .acquiring) }
+    }
 
     /// Waits for every thread to stop, then closes the sockets.
     func finished() async {
@@ -149,14 +164,16 @@ final class BatchedDatagramSockets: Sendable {
         private let timeBase: any TimeBase
         private let kernelTimestamps: Bool
         private let coalescingInterval: Int64
+        private let stopping: StopFlag
         private let logger: Logger
         /// Datagrams since the thread last slept that make it linger on an empty queue.
         static let coalescingThreshold = 4
 
         init(
             fd: Int32, batch: OpaquePointer, state: Locked<NTPServerState>, timeBase: any TimeBase, kernelTimestamps: Bool,
-            coalescingInterval: Duration, logger: Logger
+            coalescingInterval: Duration, stopping: StopFlag, logger: Logger
         ) {
+            self.stopping = stopping
             self.fd = fd
             self.batch = batch
             self.state = state
@@ -182,7 +199,7 @@ final class BatchedDatagramSockets: Sendable {
         func serve(wake: Int32) {
             var sinceSleep = 0
             let lingers = kernelTimestamps && coalescingInterval > 0
-            while true {
+            while !stopping.isSet {
                 let count = ts_batch_receive(fd, batch)
                 if count > 0 {
                     answer(count: Int(count))

@@ -107,7 +107,7 @@ public final class NTPServer: Service, Sendable {
         } catch {
             throw bindFailed(error, port: configuration.port)
         }
-        announce(address: server.address, sockets: states.count)
+        announce(address: server.address, sockets: states.count, io: "batched")
         server.start()
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
@@ -138,7 +138,7 @@ public final class NTPServer: Service, Sendable {
     }
 
     /// Reads the clock's state, lets waiters have the address, and logs that the server listens.
-    private func announce(address: SocketAddress, sockets: Int) {
+    private func announce(address: SocketAddress, sockets: Int, io: String) {
         // Read before announcing the address, so whoever waits on it sees every later read.
         let clockState = configuration.policySource == .kernel ? kernelClock.clockState() : nil
         let policy = configuration.advertisedPolicy(clockState: clockState)
@@ -146,7 +146,7 @@ public final class NTPServer: Service, Sendable {
         logger.info("NTP server listening", metadata: [
             "address": .string("\(address.endpoint)"), "stratum": .string("\(policy.stratum)"),
             "leap": .string("\(policy.leap)"), "rootDispersion": .string("\(policy.rootDispersion)"),
-            "sockets": .stringConvertible(sockets), "io": .string(configuration.datagramIO == .batched ? "batched" : "swiftNIO"),
+            "sockets": .stringConvertible(sockets), "io": .string(io),
         ])
         if policy.leap == .unsynchronized {
             logger.warning(
@@ -184,7 +184,7 @@ public final class NTPServer: Service, Sendable {
             throw bindFailed(error, port: port)
         }
         let address = channels[0].localAddress!
-        announce(address: address, sockets: channels.count)
+        announce(address: address, sockets: channels.count, io: "swiftNIO")
         let bound = channels
         let closeAll: @Sendable () -> Void = { for channel in bound { channel.close(promise: nil) } }
         await withTaskCancellationHandler {
