@@ -12,16 +12,19 @@ import TimeSync
 /// (Linux) counts that in whole seconds, cut down, so under a second it gives up at once. And the load
 /// is a completion-handler task cancelled from outside any task-cancellation handler: there,
 /// cancelling URLSession's async `data(for:)` while its response completes can deadlock.
-enum URLSessionLoad {
+package enum URLSessionLoad {
     private enum Outcome: Sendable {
         case loaded(Data, URLResponse)
         case failed(any Error)
     }
 
     /// Loads `request` and returns its body and response, or throws `URLError(.timedOut)` once
-    /// `timeout` has passed (real time) and cancels the load.
+    /// `timeout` has passed on `timeBase`'s monotonic clock (real time: time asleep counts) and cancels
+    /// the load.
     /// - Throws: URLSession's errors, `URLError(.timedOut)`, `CancellationError`.
-    static func data(for request: URLRequest, session: URLSession, timeout: Duration) async throws -> (Data, URLResponse) {
+    package static func data(
+        for request: URLRequest, session: URLSession, timeout: Duration, timeBase: any TimeBase = SystemTimeBase()
+    ) async throws -> (Data, URLResponse) {
         var request = request
         let seconds = max(0.001, timeout.secondsValue)
         #if canImport(Darwin)
@@ -46,11 +49,12 @@ enum URLSessionLoad {
             }
         }
         task.resume()
-        let nanoseconds = Int(clamping: max(0, timeout.nanosecondsClamped))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        // On the monotonic clock that counts time asleep: a load the device slept through has timed out.
+        let timer = DeadlineTimer(after: timeout, on: timeBase) {
             finish(.failed(URLError(.timedOut)))
             task.cancel()
         }
+        defer { timer.cancel() }
         let result: Outcome
         do {
             result = try await waiters.wait { outcome.withLock { $0 } }

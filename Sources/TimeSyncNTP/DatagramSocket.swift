@@ -21,6 +21,7 @@ package struct ReceivedDatagram: Sendable {
 /// A reader thread waits in `poll(2)` and drains the socket as datagrams arrive, stamping each one on
 /// the monotonic clock as it is read; ``next()`` hands them out in order. ``close(after:)`` sets a
 /// deadline in real time, after which ``next()`` returns `nil`; the reader closes the descriptor.
+@available(watchOS, unavailable)
 package final class DatagramSocket: Sendable {
     /// The largest datagram accepted whole; the socket reads one byte more, so a longer one is seen
     /// to be cut and dropped.

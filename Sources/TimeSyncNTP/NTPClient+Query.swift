@@ -1,5 +1,6 @@
 import TimeSync
 
+@available(watchOS, unavailable)
 extension NTPClient {
     /// Queries a server like `sntp`: resolves the name, then exchanges `samples` requests with the
     /// first address that answers, `interval` apart, and combines them with `SampleConsensus`: the

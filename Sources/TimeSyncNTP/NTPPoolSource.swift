@@ -17,6 +17,7 @@ import TimeSync
 ///
 /// ``run()`` runs until cancelled (and, with the package's `ServiceLifecycle` trait, it is a
 /// `Service` that also ends at graceful shutdown).
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
 public struct NTPPoolSource: Sendable {
     /// The clock fed; its time base is used for every timestamp and sleep.
     public let clock: ServerClock
@@ -147,5 +148,6 @@ public struct NTPPoolSource: Sendable {
 #if ServiceLifecycle
 /// A pool source is a ServiceLifecycle `Service` (with the package's `ServiceLifecycle` trait): it
 /// polls from ``NTPPoolSource/run()`` until graceful shutdown or cancellation.
+@available(watchOS, unavailable)
 extension NTPPoolSource: Service {}
 #endif

@@ -11,6 +11,7 @@ import TimeSync
 /// Resolves host names to their IPv4 and IPv6 addresses (A and AAAA records) with the system's
 /// `getaddrinfo`, off the cooperative thread pool, within a deadline; then keeps what an
 /// ``AddressPolicy`` allows, in the order it gives.
+@available(watchOS, unavailable)
 package enum NTPResolver {
     /// The addresses of `host` for `port` to try, in order.
     ///
@@ -20,11 +21,14 @@ package enum NTPResolver {
     ///   - host: A host name or IP literal.
     ///   - port: The port.
     ///   - policy: Which addresses a name may resolve to.
-    ///   - timeout: The deadline of the lookup.
+    ///   - timeout: The deadline of the lookup, on `timeBase`'s monotonic clock (time asleep counts).
+    ///   - timeBase: The clocks the deadline is kept on.
     /// - Throws: ``NTPClientError`` `.dnsFailure` (the resolver failed or did not answer in time),
     ///   `.noAddresses` (no IPv4 or IPv6 address), `.localAddresses` (only addresses the policy
     ///   refuses), `CancellationError`.
-    package static func resolve(host: String, port: Int, policy: AddressPolicy, timeout: Duration) async throws -> [IPEndpoint] {
+    package static func resolve(
+        host: String, port: Int, policy: AddressPolicy, timeout: Duration, timeBase: any TimeBase = SystemTimeBase()
+    ) async throws -> [IPEndpoint] {
         if let literal = try lookup(host: host, port: port, numericOnly: true) { return literal }
         let outcome = Locked<Result<[IPEndpoint], NTPClientError>?>(nil)
         let waiters = Waiters()
@@ -42,10 +46,11 @@ package enum NTPResolver {
                 finish(.failure(error))
             }
         }
-        let nanoseconds = Int(clamping: max(0, timeout.nanosecondsClamped))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        // On the monotonic clock that counts time asleep: a lookup the device slept through has timed out.
+        let timer = DeadlineTimer(after: timeout, on: timeBase) {
             finish(.failure(NTPClientError(.dnsFailure, "\(host): no answer from the resolver within \(timeout.readable)")))
         }
+        defer { timer.cancel() }
         let resolved = try await waiters.wait { outcome.withLock { $0 } }.get()
         guard !resolved.isEmpty else { throw NTPClientError(.noAddresses, host) }
         switch policy.select(resolved, forHost: host) {

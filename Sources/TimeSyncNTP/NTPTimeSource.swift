@@ -5,6 +5,7 @@ import TimeSync
 ///
 /// Kiss-o'-Death codes reach the schedule: `RATE` slows the polling of this server, `DENY` and `RSTR`
 /// stop it.
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
 public struct NTPTimeSource: TimeSource {
     /// The server.
     public let server: NTPServerAddress

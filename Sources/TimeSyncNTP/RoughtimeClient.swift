@@ -4,6 +4,7 @@ import TimeSync
 ///
 /// A datagram that does not verify (a forgery, a reply to another request, a broken message) is
 /// dropped and the wait goes on; only a reply signed under the pinned key becomes a time.
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
 public struct RoughtimeClient: Sendable {
     /// The server's host name or address.
     public let host: String
@@ -99,6 +100,7 @@ public struct RoughtimeClient: Sendable {
 /// One Roughtime server as a `TimeSource`: each measurement is one verified exchange, and the signed
 /// interval, widened by the round trip, enters the estimator as an authenticated source that bounds
 /// what unauthenticated sources may claim.
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
 public struct RoughtimeTimeSource: TimeSource {
     /// The client.
     public let client: RoughtimeClient

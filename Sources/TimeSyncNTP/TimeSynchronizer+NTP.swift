@@ -22,6 +22,7 @@ extension TimeSynchronizer {
     ///   - configuration: Target error, polling, budget, the fallback's delay.
     ///   - addressPolicy: Which addresses the servers' names may resolve to (default: public ones only).
     ///   - store: Where the calibration is kept between launches.
+    @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https()")
     public static func ntp(
         _ servers: [NTPServerAddress] = NTPServerAddress.defaultPool, fallbackHosts: [URL] = URLSessionDateSource.defaultHosts,
         configuration: Configuration = .init(), addressPolicy: AddressPolicy = .publicOnly, store: (any CalibrationStore)? = nil

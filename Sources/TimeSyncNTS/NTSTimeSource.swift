@@ -5,6 +5,7 @@ import TimeSyncNTP
 /// One NTS server as a `TimeSource` for a `TimeSynchronizer`: each measurement is one authenticated
 /// exchange (with a key exchange first when the keys are spent). No unauthenticated reply ever
 /// becomes a sample.
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
 public struct NTSTimeSource: TimeSource {
     /// The client, with its keys and cookies.
     public let client: NTSClient

@@ -1,75 +1,313 @@
 import Foundation
 import Testing
 
-/// The core's privacy manifest against its sources: every required-reason API the sources call is
-/// declared with a reason, nothing is declared that they do not call, and the package ships it.
+/// The privacy manifests against the code: in every library target, the calls to Apple's
+/// required-reason APIs that an Apple platform compiles (outside `#if os(Linux)` and the like) are
+/// found by name; a module that makes one ships a manifest declaring its category with a reason, and
+/// no manifest declares a category its module does not use.
 @Suite struct PrivacyManifestTests {
     static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// Apple's required-reason API categories and the calls that fall in each (the ones a time
-    /// library could plausibly make).
+    /// Apple's required-reason API categories and the names that fall in each, as called from Swift.
     static let categories: [String: [String]] = [
         "NSPrivacyAccessedAPICategoryUserDefaults": ["UserDefaults"],
         "NSPrivacyAccessedAPICategorySystemBootTime": [
-            "mach_absolute_time", "mach_continuous_time", "systemUptime", "clock_gettime_nsec_np", "kern.boottime",
+            "mach_absolute_time", "mach_continuous_time", "systemUptime", "clock_gettime_nsec_np", "kern.boottime", "KERN_BOOTTIME",
         ],
         "NSPrivacyAccessedAPICategoryFileTimestamp": [
-            "modificationDate", "creationDate", "contentModificationDate", "getattrlist", "fstat(", "lstat(",
+            "stat", "fstat", "lstat", "fstatat", "getattrlist", "getattrlistbulk", "fgetattrlist", "getattrlistat",
+            "attributesOfItem", "creationDate", "modificationDate", "contentModificationDate", "creationDateKey",
+            "contentModificationDateKey", "fileModificationDate",
         ],
-        "NSPrivacyAccessedAPICategoryDiskSpace": ["volumeAvailableCapacity", "systemFreeSize", "statfs(", "statvfs("],
+        "NSPrivacyAccessedAPICategoryDiskSpace": [
+            "statfs", "statvfs", "fstatfs", "fstatvfs", "getattrlist", "volumeAvailableCapacity", "volumeAvailableCapacityKey",
+            "volumeAvailableCapacityForImportantUsageKey", "volumeTotalCapacityKey", "systemFreeSize", "systemSize",
+            "attributesOfFileSystem",
+        ],
         "NSPrivacyAccessedAPICategoryActiveKeyboards": ["activeInputModes"],
     ]
 
-    /// The Swift sources of a module without comments.
-    static func code(of module: String) throws -> String {
-        let directory = root.appendingPathComponent("Sources/\(module)")
-        let files = try #require(FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil))
-        var text = ""
-        for case let url as URL in files where url.pathExtension == "swift" {
-            let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
-            text += lines.filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
-        }
-        return text
+    static let applePlatforms = ["macOS", "iOS", "tvOS", "watchOS"]
+
+    /// One use of a required-reason API.
+    struct Use: CustomStringConvertible {
+        var file: String
+        var line: Int
+        var name: String
+        var platforms: [String]
+        var description: String { "\(file):\(line) \(name) (\(platforms.joined(separator: ", ")))" }
     }
 
-    @Test func theCoreDeclaresExactlyTheRequiredReasonAPIsItUses() throws {
-        let data = try Data(contentsOf: Self.root.appendingPathComponent("Sources/TimeSync/PrivacyInfo.xcprivacy"))
-        let manifest = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
-        #expect(manifest["NSPrivacyTracking"] as? Bool == false)
-        #expect((manifest["NSPrivacyCollectedDataTypes"] as? [Any])?.isEmpty == true)
-        let entries = try #require(manifest["NSPrivacyAccessedAPITypes"] as? [[String: Any]])
+    /// The library targets: every folder of `Sources` with Swift files, but the executable.
+    static func libraryModules() throws -> [String] {
+        let sources = root.appendingPathComponent("Sources").path
+        return try FileManager.default.contentsOfDirectory(atPath: sources).sorted().filter { module in
+            module != "timesync" && (FileManager.default.enumerator(atPath: "\(sources)/\(module)")?.contains { ($0 as? String)?.hasSuffix(".swift") == true } ?? false)
+        }
+    }
+
+    /// Every use in one module's Swift sources, with the Apple platforms that compile it.
+    static func uses(in module: String) throws -> [Use] {
+        let directory = root.appendingPathComponent("Sources/\(module)")
+        let files = try #require(FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil))
+        let names = Set(categories.values.flatMap { $0 })
+        var found: [Use] = []
+        for case let url as URL in files where url.pathExtension == "swift" {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let compiled = Dictionary(uniqueKeysWithValues: applePlatforms.map { ($0, ConditionalCompilation.compiledLines(of: text, on: $0)) })
+            for (index, line) in SwiftCode.withoutCommentsAndStrings(text).enumerated() {
+                let platforms = applePlatforms.filter { compiled[$0]![index] }
+                guard !platforms.isEmpty else { continue }
+                for name in names where SwiftCode.mentions(name, in: line) {
+                    let path = url.resolvingSymlinksInPath().path
+                    let file = path.hasPrefix(root.path + "/") ? String(path.dropFirst(root.path.count + 1)) : path
+                    found.append(Use(file: file, line: index + 1, name: name, platforms: platforms))
+                }
+            }
+        }
+        return found
+    }
+
+    /// The categories a manifest declares, each with its reasons.
+    static func declared(in manifest: URL) throws -> [String: [String]] {
+        let data = try Data(contentsOf: manifest)
+        let plist = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+        #expect(plist["NSPrivacyTracking"] as? Bool == false)
+        #expect((plist["NSPrivacyCollectedDataTypes"] as? [Any])?.isEmpty == true)
         var declared: [String: [String]] = [:]
-        for entry in entries {
+        for entry in try #require(plist["NSPrivacyAccessedAPITypes"] as? [[String: Any]]) {
             let category = try #require(entry["NSPrivacyAccessedAPIType"] as? String)
             let reasons = try #require(entry["NSPrivacyAccessedAPITypeReasons"] as? [String])
             #expect(!reasons.isEmpty, "\(category) without a reason")
-            #expect(reasons.allSatisfy { $0.range(of: #"^[0-9A-F]{4}\.[0-9]$"#, options: .regularExpression) != nil }, "\(reasons)")
+            #expect(reasons.allSatisfy { $0.wholeMatch(of: /[0-9A-F]{4}\.[0-9]/) != nil }, "\(category): \(reasons)")
             declared[category] = reasons
         }
-        let code = try Self.code(of: "TimeSync")
-        for (category, calls) in Self.categories {
-            let used = calls.filter { code.contains($0) }
-            if used.isEmpty {
-                #expect(declared[category] == nil, "\(category) is declared but no source calls \(calls)")
-            } else {
-                #expect(declared[category] != nil, "\(category) is used (\(used)) but not declared")
-            }
-        }
-        #expect(Set(declared.keys).isSubset(of: Set(Self.categories.keys)), "\(declared.keys)")
+        return declared
     }
 
-    @Test func thePackageShipsTheManifestAsAResource() throws {
+    @Test func everyModuleDeclaresExactlyTheRequiredReasonAPIsItUses() throws {
         let package = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        #expect(package.contains(#"resources: [.copy("PrivacyInfo.xcprivacy")]"#))
-        // The other library modules call no required-reason API of their own: they need no manifest.
-        for module in [
-            "TimeSyncHTTP", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncSimulation",
-            "TimeSyncTesting",
-        ] {
-            let code = try Self.code(of: module)
-            let used = Self.categories.values.flatMap { $0 }.filter { code.contains($0) }
-            #expect(used.isEmpty, "\(module) calls \(used): it needs a privacy manifest")
+        let modules = try Self.libraryModules()
+        #expect(modules.contains("TimeSync") && modules.contains("TimeSyncNTP") && modules.contains("TimeSyncHTTP"), "\(modules)")
+        for module in modules {
+            let uses = try Self.uses(in: module)
+            let manifest = Self.root.appendingPathComponent("Sources/\(module)/PrivacyInfo.xcprivacy")
+            guard FileManager.default.fileExists(atPath: manifest.path) else {
+                #expect(uses.isEmpty, "\(module) calls required-reason APIs but ships no PrivacyInfo.xcprivacy: \(uses)")
+                continue
+            }
+            let declared = try Self.declared(in: manifest)
+            for category in Self.categories.keys.sorted() {
+                // A name in two categories (getattrlist) counts for both.
+                let usedHere = uses.filter { Self.categories[category]!.contains($0.name) }
+                if usedHere.isEmpty {
+                    #expect(declared[category] == nil, "\(module): \(category) is declared, but no code an Apple platform compiles calls \(Self.categories[category]!)")
+                } else {
+                    #expect(declared[category] != nil, "\(module): \(category) is used but not declared: \(usedHere)")
+                }
+            }
+            #expect(Set(declared.keys).isSubset(of: Set(Self.categories.keys)), "\(module): unknown categories \(declared.keys.sorted())")
+            #expect(package.contains(#"resources: [.copy("PrivacyInfo.xcprivacy")]"#), "\(module) has a manifest that Package.swift does not ship")
+        }
+    }
+
+    @Test func theCoresUsesAreFoundWithTheirPlatforms() throws {
+        // The scan itself: the core's known uses are seen, on the platforms that compile them.
+        let uses = try Self.uses(in: "TimeSync")
+        let userDefaults = try #require(uses.first { $0.name == "UserDefaults" })
+        #expect(userDefaults.platforms == Self.applePlatforms)
+        let fstat = try #require(uses.first { $0.name == "fstat" }, "the key file's check")
+        #expect(fstat.platforms == ["macOS"], "the file key provider is compiled on macOS alone among Apple platforms")
+        #expect(!uses.contains { $0.file.hasSuffix("PrivacyManifestTests.swift") })
+    }
+
+    @Test(arguments: [
+        ("#if os(Linux)\nstat(x)\n#endif\n", [String]()),
+        ("#if canImport(Darwin)\nstat(x)\n#endif\n", ["macOS", "iOS", "tvOS", "watchOS"]),
+        ("#if !canImport(Darwin) || os(macOS)\nstat(x)\n#endif\n", ["macOS"]),
+        ("#if canImport(Glibc)\nx\n#elseif canImport(Darwin)\nstat(x)\n#endif\n", ["macOS", "iOS", "tvOS", "watchOS"]),
+        ("#if canImport(UIKit) && !os(watchOS)\nstat(x)\n#else\ny\n#endif\n", ["iOS", "tvOS"]),
+        ("#if os(iOS)\n#if os(macOS)\nz\n#endif\nstat(x)\n#endif\n", ["iOS"]),
+    ])
+    func conditionalCompilationIsEvaluatedPerPlatform(source: String, platforms: [String]) {
+        let line = source.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.hasPrefix("stat(") }!
+        #expect(Self.applePlatforms.filter { ConditionalCompilation.compiledLines(of: source, on: $0)[line] } == platforms)
+    }
+
+    @Test func commentsAndStringsAreNotCalls() {
+        let lines = SwiftCode.withoutCommentsAndStrings("/// calls stat()\nlet a = \"UserDefaults\" // UserDefaults\n/* fstat(\n */ lstat(x)")
+        #expect(!SwiftCode.mentions("stat", in: lines[0]))
+        #expect(!SwiftCode.mentions("UserDefaults", in: lines[1]))
+        #expect(!SwiftCode.mentions("fstat", in: lines[2]))
+        #expect(SwiftCode.mentions("lstat", in: lines[3]))
+        #expect(!SwiftCode.mentions("stat", in: "fstat(x)"), "a name inside another is not a use")
+    }
+}
+
+/// Swift source read for names: comments and string literals blanked, lines kept.
+enum SwiftCode {
+    static func withoutCommentsAndStrings(_ text: String) -> [String] {
+        var out = ""
+        var chars = Array(text)[...]
+        var inBlock = 0
+        while let c = chars.first {
+            if inBlock > 0 {
+                if chars.starts(with: "*/") { inBlock -= 1; chars.removeFirst(2); continue }
+                if chars.starts(with: "/*") { inBlock += 1; chars.removeFirst(2); continue }
+                if c == "\n" { out.append(c) }
+                chars.removeFirst()
+            } else if chars.starts(with: "//") {
+                while let d = chars.first, d != "\n" { chars.removeFirst() }
+            } else if chars.starts(with: "/*") {
+                inBlock = 1
+                chars.removeFirst(2)
+            } else if c == "\"" {
+                let triple = chars.starts(with: "\"\"\"")
+                chars.removeFirst(triple ? 3 : 1)
+                out.append("\"\"")
+                while let d = chars.first {
+                    if d == "\\" { chars.removeFirst(min(2, chars.count)); continue }
+                    if triple ? chars.starts(with: "\"\"\"") : d == "\"" { chars.removeFirst(triple ? 3 : 1); break }
+                    if d == "\n" { out.append(d); if !triple { chars.removeFirst(); break } }
+                    chars.removeFirst()
+                }
+            } else {
+                out.append(c)
+                chars.removeFirst()
+            }
+        }
+        return out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// Whether `name` appears in `line` as a whole identifier (or dotted name).
+    static func mentions(_ name: String, in line: String) -> Bool {
+        var start = line.startIndex
+        while let range = line.range(of: name, range: start..<line.endIndex) {
+            let before = range.lowerBound == line.startIndex ? nil : line[line.index(before: range.lowerBound)]
+            let after = range.upperBound == line.endIndex ? nil : line[range.upperBound]
+            let identifier: (Character?) -> Bool = { $0.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false }
+            if !identifier(before) && !identifier(after) { return true }
+            start = range.upperBound
+        }
+        return false
+    }
+}
+
+/// Which lines of a Swift file an Apple platform compiles: `#if`/`#elseif`/`#else`/`#endif` with
+/// `os()`, `canImport()`, `!`, `&&`, `||` and parentheses; a package trait or other flag counts as set.
+enum ConditionalCompilation {
+    static func canImport(_ module: String, on platform: String) -> Bool {
+        switch module {
+        case "Glibc", "Musl", "Android", "WinSDK", "FoundationNetworking", "Bionic", "WASILibc": false
+        case "UIKit": platform == "iOS" || platform == "tvOS"
+        case "AppKit": platform == "macOS"
+        case "WatchKit": platform == "watchOS"
+        default: true
+        }
+    }
+
+    static func compiledLines(of text: String, on platform: String) -> [Bool] {
+        // Each open #if: whether its enclosing region is compiled, whether a branch was taken, whether the current one is.
+        var stack: [(outer: Bool, taken: Bool, active: Bool)] = []
+        var compiled: [Bool] = []
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            let here = stack.last.map { $0.outer && $0.active } ?? true
+            if line.hasPrefix("#if ") {
+                let value = evaluate(String(line.dropFirst(4)), on: platform)
+                stack.append((here, value, value))
+                compiled.append(false)
+            } else if line.hasPrefix("#elseif "), var top = stack.popLast() {
+                let value = !top.taken && evaluate(String(line.dropFirst(8)), on: platform)
+                top.active = value
+                top.taken = top.taken || value
+                stack.append(top)
+                compiled.append(false)
+            } else if line.hasPrefix("#else"), var top = stack.popLast() {
+                top.active = !top.taken
+                top.taken = true
+                stack.append(top)
+                compiled.append(false)
+            } else if line.hasPrefix("#endif") {
+                _ = stack.popLast()
+                compiled.append(false)
+            } else {
+                compiled.append(here)
+            }
+        }
+        return compiled
+    }
+
+    /// Evaluates a condition: `||` of `&&` of (`!`)atoms.
+    static func evaluate(_ condition: String, on platform: String) -> Bool {
+        var tokens = tokenize(condition.components(separatedBy: "//")[0])[...]
+        return parseOr(&tokens, platform)
+    }
+
+    private static func tokenize(_ text: String) -> [String] {
+        var tokens: [String] = []
+        var current = ""
+        var depth = 0
+        for c in text {
+            if depth > 0 {
+                current.append(c)
+                if c == "(" { depth += 1 }
+                if c == ")" { depth -= 1; if depth == 0 { tokens.append(current); current = "" } }
+            } else if c == "(" && !current.isEmpty {
+                current.append(c)
+                depth = 1
+            } else if "()!".contains(c) || c == " " || c == "&" || c == "|" {
+                if !current.isEmpty { tokens.append(current); current = "" }
+                if c == "&" || c == "|" {
+                    if tokens.last == String(c) { tokens[tokens.count - 1] = String(repeating: c, count: 2) } else { tokens.append(String(c)) }
+                } else if c != " " {
+                    tokens.append(String(c))
+                }
+            } else {
+                current.append(c)
+            }
+        }
+        if !current.isEmpty { tokens.append(current) }
+        return tokens
+    }
+
+    private static func parseOr(_ tokens: inout ArraySlice<String>, _ platform: String) -> Bool {
+        var value = parseAnd(&tokens, platform)
+        while tokens.first == "||" {
+            tokens.removeFirst()
+            let rhs = parseAnd(&tokens, platform)
+            value = value || rhs
+        }
+        return value
+    }
+
+    private static func parseAnd(_ tokens: inout ArraySlice<String>, _ platform: String) -> Bool {
+        var value = parseUnary(&tokens, platform)
+        while tokens.first == "&&" {
+            tokens.removeFirst()
+            let rhs = parseUnary(&tokens, platform)
+            value = value && rhs
+        }
+        return value
+    }
+
+    private static func parseUnary(_ tokens: inout ArraySlice<String>, _ platform: String) -> Bool {
+        guard let token = tokens.popFirst() else { return true }
+        if token == "!" { return !parseUnary(&tokens, platform) }
+        if token == "(" {
+            let value = parseOr(&tokens, platform)
+            if tokens.first == ")" { tokens.removeFirst() }
+            return value
+        }
+        guard let open = token.firstIndex(of: "("), token.hasSuffix(")") else { return true }  // a trait or flag
+        let function = token[..<open]
+        let argument = token[token.index(after: open)..<token.index(before: token.endIndex)].trimmingCharacters(in: .whitespaces)
+        switch function {
+        case "os": return argument == platform
+        case "canImport": return canImport(argument.components(separatedBy: ".")[0], on: platform)
+        case "targetEnvironment": return false
+        default: return true  // arch(), compiler(), swift(), hasFeature(): true for the toolchains this package supports
         }
     }
 }

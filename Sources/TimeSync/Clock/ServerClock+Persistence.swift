@@ -23,23 +23,32 @@ extension ServerClock {
         state.withLock { persistence.deferredWriteDue($0.calibration, at: monotonic) }
     }
 
-    /// The store's key and writer, or `nil` with a warning when no key authenticates it.
+    /// The store's writer, and its key when the provider gives it now; `nil` with a warning when
+    /// this system cannot tell boot sessions apart (a saved calibration could not be told from one of
+    /// an earlier boot).
+    ///
+    /// When the provider refuses now (a Keychain before the device's first unlock), the store is not
+    /// restored, with a warning, and each later write asks for the key again.
     static func open(
         _ store: any CalibrationStore, keyProvider: (any CalibrationKeyProvider)?, timeBase: any TimeBase, policy: PersistencePolicy,
         events: EventSubscribers<ServerClockEvent>, onWarning: (@Sendable (String) -> Void)?
-    ) -> (store: any CalibrationStore, key: [UInt8], persistence: ClockPersistence)? {
-        do {
-            let key = try (keyProvider ?? SystemCalibrationKeyProvider()).key()
-            guard key.count >= SystemCalibrationKeyProvider.minimumKeyLength else {
-                throw CalibrationKeyError("the key has \(key.count) bytes, fewer than \(SystemCalibrationKeyProvider.minimumKeyLength)")
-            }
-            let writer = CalibrationWriter(store: store, key: key) { reason in events.emit(.storeFailed(reason: reason)) }
-            return (store, key, ClockPersistence(writer: writer, timeBase: timeBase, policy: policy))
-        } catch {
-            let reason = "no key to authenticate it (\(error)): calibrations are neither restored nor saved"
+    ) -> (store: any CalibrationStore, key: [UInt8]?, persistence: ClockPersistence)? {
+        guard timeBase.bootSessionID != nil else {
+            let reason = "this system gives no boot session identifier, so a saved calibration could not be told from one of an earlier boot: calibrations are neither restored nor saved"
             onWarning?("TimeSync: stored calibration ignored: \(reason)")
             events.emit(.storeIgnored(reason: reason))
             return nil
+        }
+        let holder = CalibrationKeyHolder(provider: keyProvider ?? SystemCalibrationKeyProvider())
+        let writer = CalibrationWriter(store: store, key: holder) { reason in events.emit(.storeFailed(reason: reason)) }
+        let persistence = ClockPersistence(writer: writer, timeBase: timeBase, policy: policy)
+        do {
+            return (store, try holder.current(), persistence)
+        } catch {
+            let reason = "no key to authenticate it (\(error)): the stored calibration is not restored; saving asks for the key again at each write"
+            onWarning?("TimeSync: stored calibration ignored: \(reason)")
+            events.emit(.storeIgnored(reason: reason))
+            return (store, nil, persistence)
         }
     }
 

@@ -59,7 +59,7 @@ public final class ServerClock: Clock, Sendable {
     ///     with a ``ServerClockEvent/storeIgnored(reason:)`` warning passed to `onWarning`.
     ///   - keyProvider: The key that authenticates the store (default: ``SystemCalibrationKeyProvider``,
     ///     the Keychain on Apple platforms, a private key file on Linux). Without a key the store is
-    ///     neither read nor written, with a warning.
+    ///     not read, with a warning, and each write asks for the key again.
     ///   - onWarning: Receives warnings (an unusable store) — bridge it to your logger.
     public init(
         timeBase: any TimeBase = SystemTimeBase(),
@@ -87,7 +87,7 @@ public final class ServerClock: Clock, Sendable {
             Self.open($0, keyProvider: keyProvider, timeBase: timeBase, policy: configuration.persistence, events: subscribers, onWarning: onWarning)
         }
         persistence = opened?.persistence
-        if let opened { restore(from: opened.store, key: opened.key, onWarning: onWarning) }
+        if let opened, let key = opened.key { restore(from: opened.store, key: key, onWarning: onWarning) }
     }
 
     // MARK: Calibration

@@ -14,10 +14,10 @@ final class CalibrationWriter: Sendable {
     /// that writes are serialized.
     private let written = Locked<UInt64>(0)
     private let onError: @Sendable (String) -> Void
-    /// The key each snapshot is sealed with.
-    private let key: [UInt8]
+    /// The key each snapshot is sealed with, asked for again at each write until it is known.
+    private let key: CalibrationKeyHolder
 
-    init(store: any CalibrationStore, key: [UInt8], onError: @escaping @Sendable (String) -> Void) {
+    init(store: any CalibrationStore, key: CalibrationKeyHolder, onError: @escaping @Sendable (String) -> Void) {
         self.store = store
         self.key = key
         self.onError = onError
@@ -58,6 +58,13 @@ final class CalibrationWriter: Sendable {
         try written.withLock { written in
             guard sequence > written else { return }
             written = sequence
+            let key: [UInt8]
+            do {
+                key = try self.key.current()
+            } catch {
+                onError("not saved: no key to authenticate the store yet (\(error)); the next change asks for it again")
+                throw error
+            }
             do {
                 try store.save(try snapshot.sealed(key: key))
             } catch {

@@ -6,7 +6,8 @@ import TimeSyncFixtures
 import TimeSyncTesting
 
 /// The observable model on a hand-moved clock: observation fires on real changes, refreshes keep the
-/// cadence, events refresh at once, countdowns tick and end, and the tasks end with the model.
+/// cadence, events refresh at once, countdowns tick and end, and the tasks end with the model. The
+/// model needs Observation (macOS 14, iOS 17): the tests say so, as an app would.
 @MainActor @Suite struct ServerClockModelTests {
     let s = Fixture.second
 
@@ -18,6 +19,7 @@ import TimeSyncTesting
     }
 
     /// Fires when `read` observes a change.
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     func observe(_ read: @escaping @MainActor () -> Void) -> Fired {
         let fired = Fired()
         withObservationTracking { read() } onChange: { fired.set() }
@@ -38,6 +40,7 @@ import TimeSyncTesting
         for _ in 0..<count { await Task.yield() }
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aCalibrationFiresObservationOfTheStatusAndTheReading() async throws {
         let base = ManualTimeBase()
         let clock = ServerClock(timeBase: base)
@@ -61,6 +64,7 @@ import TimeSyncTesting
         #expect(!statusAgain.isSet)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func theReadingIsRefreshedAtTheCadenceAndNotBefore() async throws {
         let base = ManualTimeBase()
         let clock = ServerClock(timeBase: base)
@@ -90,6 +94,7 @@ import TimeSyncTesting
         #expect(base.nextWakeup == start.advanced(by: .seconds(4)))
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func aSynchronizerEventRefreshesAtOnce() async throws {
         let base = ManualTimeBase()
         let sources = (0..<3).map { ScriptedTimeSource("s\($0)", offset: 5 * s, base: base) }
@@ -114,6 +119,7 @@ import TimeSyncTesting
         #expect(watching.status == .unsynchronized)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func theCountdownReportsTheRemainingTimeFollowsRecalibrationAndEnds() async throws {
         let base = ManualTimeBase()
         let clock = ServerClock(timeBase: base)
@@ -151,6 +157,7 @@ import TimeSyncTesting
         #expect(model.countdown == nil)
     }
 
+    @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
     @Test func stopAndDeallocationEndTheTasks() async throws {
         let base = ManualTimeBase()
         let clock = ServerClock(timeBase: base)

@@ -9,6 +9,24 @@ import TimeSyncFixtures
 @Suite struct RoughtimeVectorTests {
     static let int08hKey = Array(Data(base64Encoded: "AW5uAoTSTDfG5NfY1bTh08GUnOqlRb+HVhbJ3ODJvsE=")!)
 
+    /// The files are the published bytes: each matches its line in `SHA256SUMS`, and every file in
+    /// the folder (but the README) has one.
+    @Test func everyVectorMatchesItsChecksum() throws {
+        let sums = try RoughtimeVectors.checksums()
+        #expect(sums.count == 38)
+        for (digest, path) in sums {
+            #expect(RoughtimeVectors.sha256(try RoughtimeVectors.bytes(path)) == digest, "\(path)")
+        }
+        let root = RoughtimeVectors.directory.resolvingSymlinksInPath().path
+        let files = try #require(FileManager.default.enumerator(atPath: root)).compactMap { $0 as? String }
+            .filter { name in
+                var directory: ObjCBool = false
+                FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &directory)
+                return !directory.boolValue
+            }
+        #expect(Set(files).subtracting(["SHA256SUMS", "README.md"]) == Set(sums.map(\.path)))
+    }
+
     @Test func roughenoughPairVerifiesAt0x8000000c() throws {
         let request = try RoughtimeRequest(parsing: try RoughtimeVectors.bytes("roughenough/rfc-request.071039e5"))
         #expect(request.versions == [.draft14])
