@@ -2,6 +2,7 @@
 import AsyncHTTPClient
 import Foundation
 import Logging
+import NIOPosix
 import TimeSync
 import TimeSyncHTTP
 
@@ -242,11 +243,14 @@ private final class ExchangeProgress: Sendable {
 extension HTTPTimeSource {
     /// An HTTP client suited to time measurement: redirects are not followed (a redirected request
     /// spans two exchanges), a refused connection fails the request at once instead of being retried
-    /// until the deadline, and the shared event loop group is used. Shut it down when done.
+    /// until the deadline, and SwiftNIO's shared POSIX event loop group is used on every platform.
+    /// (On Apple platforms AsyncHTTPClient's default group is Network.framework's, which waits for
+    /// connectivity until the deadline on a refused port and reports errors ``HTTPTransportError``
+    /// does not classify.) Shut it down when done.
     public static func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
     }
 }
 #endif

@@ -15,7 +15,10 @@ enum TimeSyncWithoutCLITrait {
             Help: build or run it with the trait: swift run --traits CLI timesync demo
 
             """
-        fputs(message, stderr)
+        // Standard error by its descriptor: the C `stderr` global is shared mutable state to Swift 6.
+        message.utf8CString.withUnsafeBufferPointer { bytes in
+            _ = write(2, bytes.baseAddress, bytes.count - 1)
+        }
         exit(64)
     }
 }
