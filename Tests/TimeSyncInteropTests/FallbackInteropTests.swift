@@ -118,7 +118,7 @@ struct LocalAddressInteropTests {
     static func loopbackName() -> String? {
         var names = ["vm", "runsc", "ip6-localhost", "localhost.localdomain"]
         var host = [CChar](repeating: 0, count: 256)
-        if gethostname(&host, host.count) == 0 { names.append(String(cString: host)) }
+        if gethostname(&host, host.count) == 0 { names.append(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
         for name in names {
             var result: UnsafeMutablePointer<addrinfo>?
             var hints = addrinfo()
