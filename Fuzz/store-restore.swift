@@ -7,7 +7,8 @@ import TimeSyncTesting
 ///
 /// Input: a calibration's JSON (`PersistedCalibration`; the seeds are what a calibrated clock saved on
 /// a ``ManualTimeBase`` with its default boot session, so they restore). An input that starts with `{`
-/// is sealed with the clock's key first, so that the checks behind the tag are what is fuzzed; any
+/// is sealed with the clock's key first (its boot session `"manual-boot-1"` replaced by that session's
+/// keyed tag, as a clock stores it), so that the checks behind the tag are what is fuzzed; any
 /// other loses its first byte and is restored as it is (the tag check itself). The clock is then read in every way and
 /// calibrated with one ordinary sample; when the store restored, what the clock then saved is
 /// restored again.
@@ -19,7 +20,7 @@ public func fuzzStoreRestore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     // JSON (`{…`) is sealed as the clock would have; anything else loses its first byte and is
     // restored as it is.
     let store: MemoryCalibrationStore
-    if bytes.first == UInt8(ascii: "{"), let sealed = try? PersistedCalibration.seal(content: Data(bytes), key: key.bytes) {
+    if bytes.first == UInt8(ascii: "{"), let sealed = try? PersistedCalibration.seal(content: sealable(bytes), key: key.bytes) {
         store = MemoryCalibrationStore(sealed)
     } else {
         store = MemoryCalibrationStore(Data(bytes.dropFirst()))
@@ -83,4 +84,12 @@ final class MemoryCalibrationStore: CalibrationStore {
     func load() throws -> Data? { data.withLock { $0 } }
     func save(_ data: Data) throws { self.data.withLock { $0 = data } }
     func remove() throws { data.withLock { $0 = nil } }
+}
+
+/// The JSON as a clock would have sealed it: the time base's boot session identifier written as its
+/// keyed tag, so that inputs from the same boot reach the checks behind it.
+private func sealable(_ bytes: [UInt8]) -> Data {
+    let text = String(decoding: bytes, as: UTF8.self)
+    let tag = PersistedCalibration.bootSessionTag("manual-boot-1", key: key.bytes)
+    return Data(text.replacingOccurrences(of: "\"manual-boot-1\"", with: "\"\(tag)\"").utf8)
 }

@@ -10,15 +10,16 @@ struct Query: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure a server's clock: ntp://HOST[:PORT], nts://HOST[:PORT], roughtime://HOST:PORT?key=BASE64 or http(s)://HOST[:PORT][/PATH].",
         discussion: """
-            Prints one line: the server's time, the offset (server − this machine's wall clock, positive \
-            when the server is ahead) +/- its error bound, the server, then for NTP the address that \
-            answered, the stratum and the leap indicator, for HTTP the header used (header or date); \
-            then the samples used, for HTTP the requests sent, and the lowest delay in seconds. NTS \
-            (nts://, RFC 8915) makes a key exchange over TLS with the server (port 4460 by default), then \
-            authenticated NTP exchanges with the NTP server it names; its line ends with "nts", the key \
-            exchange's duration and any replies dropped as unauthenticated. Roughtime (roughtime://, RFC \
-            10049) verifies every reply under the pinned key and intersects the signed intervals, each \
-            widened by its round trip; its line names the version and radius and ends with "signed". HTTP \
+            Prints one line, each value named: the server's time; "offset" (server − this machine's \
+            wall clock, positive when the server is ahead) "±" its error bound; "server"; for NTP the \
+            "address" that answered, the "stratum" and the "leap" indicator; for HTTP the "method" \
+            (header or date); the "samples" used; for HTTP the "requests" sent; and the lowest "delay". \
+            NTS (nts://, RFC 8915) makes a key exchange over TLS with the server (port 4460 by default), \
+            then authenticated NTP exchanges with the NTP server it names; its line adds "authenticated \
+            nts", the "key exchange"'s duration and any replies "dropped" as unauthenticated. Roughtime \
+            (roughtime://, RFC 10049) verifies every reply under the pinned key and intersects the signed \
+            intervals, each widened by its round trip; its line adds the "version", the "radius" and \
+            "authenticated signed". --json prints the same as one JSON object. HTTP \
             servers are measured with the precise TimeSync header when they send it, else with their \
             Date header. On failure: the error and what to do on stderr, exit status 1 (64 for a \
             usage error).
@@ -171,6 +172,20 @@ struct QueryReport: Encodable {
     var requests: Int?
     /// HTTP: responses rejected (cached, replayed, malformed).
     var rejected: Int?
+}
+
+/// A query's text line, every value named: the server's time, then `offset +1.500123 s ± 0.000456 s`
+/// (server − this machine's wall clock, positive when the server is ahead, and the error bound),
+/// then each field as `name value`, two spaces between fields.
+func labeledQueryLine(serverTime: UnixTime, offset: Double, error: Double, _ fields: [(name: String, value: String)]) -> String {
+    ([String(describing: serverTime), String(format: "offset %+.6f s ± %.6f s", offset, error)]
+        + fields.map { $0.value.isEmpty ? $0.name : "\($0.name) \($0.value)" })
+        .joined(separator: "  ")
+}
+
+/// Seconds with six decimals and their unit, for text lines.
+func secondsText(_ value: Double) -> String {
+    String(format: "%.6f s", value)
 }
 
 /// One line of JSON with sorted keys.

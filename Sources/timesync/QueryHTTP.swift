@@ -40,13 +40,12 @@ func runHTTPQuery(url: String, samples: Int, dateOnly: Bool, timeout: Double, js
     report.requests = measurement.requests
     report.rejected = measurement.rejected
     if json { return try compactJSON(report) }
-    // Like the NTP query's line: `2026-11-21T05:36:17.123Z +2.345012 +/- 0.000321 host:port header 8 samples 9 requests delay 0.000812`.
-    let serverTime = offset.serverTime
-    let offsetText = String(format: "%+.6f", report.offset)
-    let errorText = String(format: "%.6f", report.error)
-    let samples = report.samples
-    return "\(serverTime) \(offsetText) +/- \(errorText) \(report.server) \(measurement.scheme.rawValue) "
-        + "\(samples) sample\(samples == 1 ? "" : "s") \(measurement.requests) request\(measurement.requests == 1 ? "" : "s") "
-        + "delay \(String(format: "%.6f", report.delay))"
+    // `2026-11-21T05:36:17.123Z  offset +2.345012 s ± 0.000321 s  server host:port  method header  samples 8  requests 9  delay 0.000812 s`.
+    return labeledQueryLine(
+        serverTime: offset.serverTime, offset: report.offset, error: report.error,
+        [
+            ("server", report.server), ("method", measurement.scheme.rawValue), ("samples", "\(report.samples)"),
+            ("requests", "\(measurement.requests)"), ("delay", secondsText(report.delay)),
+        ])
 }
 #endif

@@ -50,15 +50,19 @@ func ntpQueryReport(_ result: NTPQueryResult) -> QueryReport {
     return report
 }
 
-/// The result as one line, like `sntp`'s, then the samples and the delay like the HTTP query's:
-/// `2026-11-21T05:36:17.123Z +1.500123 +/- 0.000456 host:123 192.0.2.1 s3 no-leap 4 samples delay 0.001234`.
-func ntpQueryLine(_ result: NTPQueryResult) -> String {
-    let offset = String(format: "%+.6f", result.wallClockOffset.secondsValue)
-    let error = String(format: "%.6f", result.error.secondsValue)
-    let leap = result.leap == .noWarning ? "no-leap" : leapName(result.leap)
-    let samples = result.samples.count
-    return "\(result.serverTime) \(offset) +/- \(error) \(result.server) \(result.address) s\(result.stratum) \(leap) "
-        + "\(samples) sample\(samples == 1 ? "" : "s") delay \(String(format: "%.6f", result.delay.secondsValue))"
+/// The result as one line, every value named:
+/// `2026-11-21T05:36:17.123Z  offset +1.500123 s ± 0.000456 s  server host:123  address 192.0.2.1  stratum 3  leap none  samples 4  delay 0.001234 s`.
+/// - Parameters:
+///   - result: The query's result.
+///   - server: The server to name, when not the result's (NTS names its key-exchange server).
+///   - extra: Fields after the delay.
+func ntpQueryLine(_ result: NTPQueryResult, server: String? = nil, extra: [(name: String, value: String)] = []) -> String {
+    labeledQueryLine(
+        serverTime: result.serverTime, offset: result.wallClockOffset.secondsValue, error: result.error.secondsValue,
+        [
+            ("server", server ?? result.server.description), ("address", "\(result.address)"), ("stratum", "\(result.stratum)"),
+            ("leap", leapName(result.leap)), ("samples", "\(result.samples.count)"), ("delay", secondsText(result.delay.secondsValue)),
+        ] + extra)
 }
 
 private func leapName(_ leap: NTPLeapIndicator) -> String {

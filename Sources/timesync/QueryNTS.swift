@@ -80,12 +80,12 @@ func runNTSQuery(url: String, samples: Int, timeout: Double, caFiles: [String], 
         report.dropped = statistics.dropped
         return try compactJSON(report)
     }
-    var line = ntpQueryLine(result).replacingOccurrences(of: " \(result.server) ", with: " \(server.description) ")
-    line += " nts"
-    if let keyExchange { line += String(format: " ke %.1f ms", keyExchange.secondsValue * 1000) }
+    var extra: [(name: String, value: String)] = [("authenticated", "nts")]
+    if let keyExchange { extra.append(("key exchange", String(format: "%.1f ms", keyExchange.secondsValue * 1000))) }
     if statistics.droppedTotal > 0 {
-        line += " dropped \(statistics.droppedTotal) (" + statistics.dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+        extra.append(
+            ("dropped", "\(statistics.droppedTotal) (" + statistics.dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"))
     }
-    return line
+    return ntpQueryLine(result, server: server.description, extra: extra)
 }
 #endif

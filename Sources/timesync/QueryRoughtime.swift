@@ -5,9 +5,9 @@ import TimeSyncNTP
 
 /// Runs `timesync query roughtime://HOST:PORT?key=BASE64`: `samples` exchanges, each reply verified
 /// under the pinned key; the signed intervals, each widened by its round trip, are intersected.
-/// - Returns: One line (the server's time, the offset of this machine's wall clock +/- the error, the
-///   server, the address that answered, the version, the radius, the samples, the lowest delay,
-///   `signed`) or the JSON object.
+/// - Returns: One line, each value named (the server's time, the offset of this machine's wall clock
+///   ± the error, the server, the address that answered, the version, the radius, the samples, the
+///   lowest delay, `authenticated signed`) or the JSON object.
 /// - Throws: `RoughtimeError` (timeout, the last refusal named), ``NTPClientError`` (resolution,
 ///   socket), ``CommandFailure`` (`noMajority`) when the server's own signed intervals contradict
 ///   each other.
@@ -55,9 +55,13 @@ func runRoughtimeQuery(url: String, samples: Int, timeout: Double, allowLocalAdd
         return try compactJSON(report)
     }
     let serverTime = UnixTime(nanoseconds: wall.nanoseconds.saturatingAdd(offset))
-    return "\(serverTime) \(String(format: "%+.6f", Double(offset) / 1e9)) +/- \(String(format: "%.6f", Double(error) / 1e9)) "
-        + "\(server.description) \(last.address) version \(last.response.version) radius \(last.response.radius.readable) "
-        + "\(collected.count) sample\(collected.count == 1 ? "" : "s") delay \(String(format: "%.6f", Double(delay) / 1e9)) signed"
+    return labeledQueryLine(
+        serverTime: serverTime, offset: Double(offset) / 1e9, error: Double(error) / 1e9,
+        [
+            ("server", server.description), ("address", "\(last.address)"), ("version", "\(last.response.version)"),
+            ("radius", last.response.radius.readable), ("samples", "\(collected.count)"), ("delay", secondsText(Double(delay) / 1e9)),
+            ("authenticated", "signed"),
+        ])
 }
 
 /// One exchange, a closed port told in Roughtime's terms.

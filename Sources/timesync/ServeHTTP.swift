@@ -13,15 +13,19 @@ import TimeSyncHummingbird
 ///   - host: The address to bind.
 ///   - port: The port to bind (0 picks a free one).
 ///   - limits: Header and idle timeouts and connection caps.
-///   - logger: The server's logger; the bound address and the limits are logged at `notice` once
-///     listening.
+///   - logger: The server's logger; the bound address and the limits are logged at `info` once
+///     listening, and the stop once stopped.
 /// - Returns: The service.
 /// - Throws: Never today; kept throwing so address validation can be added without breaking callers.
 func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits, logger: Logger) throws -> some Service {
-    TimeSyncHTTPServer.application(
-        host: host, port: port, timeBase: SystemTimeBase(), limits: limits, logger: logger,
+    // Hummingbird announces its own start at `info`; the command says it once, with the limits, so
+    // at `info` Hummingbird's logger starts at `notice` (at `debug` and `trace` it says everything).
+    var hummingbirdLogger = logger
+    if logger.logLevel == .info { hummingbirdLogger.logLevel = .notice }
+    let application = TimeSyncHTTPServer.application(
+        host: host, port: port, timeBase: SystemTimeBase(), limits: limits, logger: hummingbirdLogger,
         onServerRunning: { boundPort in
-            logger.notice(
+            logger.info(
                 "HTTP time server listening",
                 metadata: [
                     "address": "\(host):\(boundPort)", "headerTimeout": "\(limits.headerTimeout)",
@@ -29,6 +33,20 @@ func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits
                     "maximumConnectionsPerAddress": "\(limits.maximumConnectionsPerAddress)",
                 ])
         })
+    return StopLogged(base: application, logger: logger, message: "HTTP time server stopped", address: "\(host):\(port)")
+}
+
+/// A service that logs its stop once it has stopped, as the NTP, NTS-KE and Roughtime servers do.
+struct StopLogged<Base: Service>: Service {
+    let base: Base
+    let logger: Logger
+    let message: Logger.Message
+    let address: String
+
+    func run() async throws {
+        defer { logger.info(message, metadata: ["address": .string(address)]) }
+        try await base.run()
+    }
 }
 
 /// Splits `HOST:PORT` (IPv6 as `[::1]:8080`) for `--http`.

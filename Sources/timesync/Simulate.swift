@@ -74,10 +74,27 @@ struct Simulate: ParsableCommand {
                     + String(format: "%11.4f", result.coverage)
                     + String(result.unsynchronizedReadings).leftPadded(14))
         }
+        lines.append("")
+        lines += legend
+        // A worst reading far above the 99th percentile is a handful of readings, not the typical one.
+        for result in report.strategies where result.p99Error > 0 && result.maxError > 10 * result.p99Error {
+            lines.append(
+                "  \(result.name): max \(Duration.readable(seconds: result.maxError)) is \(Int((result.maxError / result.p99Error).rounded()))× its p99: "
+                    + "fewer than 1 % of its \(result.readings) readings were off by more than \(Duration.readable(seconds: result.p99Error)), "
+                    + "the worst by the max (a spike or step the strategy followed before later samples outweighed it).")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }
 
+
+/// What each column of `simulate`'s table means.
+private let legend = [
+    "  median / p99 / max error: |the strategy's reading − the true server time| over its vouched readings (50th and 99th percentile, worst)",
+    "  median ±: the median half-width of the error bound it reported (what its honesty costs)",
+    "  coverage: the share of its vouched readings whose bound contained the true time (1.0000: every bound held)",
+    "  not vouched: readings it gave no time for (before its first sample, or without a majority); not in the errors",
+]
 
 extension String {
     func leftPadded(_ width: Int) -> String {

@@ -19,10 +19,12 @@ struct Watch: AsyncParsableCommand {
             exchange on port 4460 by default; --ca-file adds certificate authorities), \
             roughtime://host:port?key=BASE64 (Roughtime, RFC 10049: signed time, a floor no unauthenticated \
             source may leave) or http(s):// URLs (the precise TimeSync-Time header, else the \
-            refined Date). Each line gives the status (synchronized / provisional / unsynchronized / \
-            noMajority), server time − this machine's wall clock and its error (half the bounds' width), \
-            and each source's state (selected / falseticker / unselected / suspect / kissed / unsynchronized / \
-            conflictingReplies / unreachable / pending) with its own offset. Each failed poll is reported on \
+            refined Date). A line is printed after each measurement, every value named: the status \
+            (synchronized / provisional / unsynchronized / noMajority), "offset" (server time − this \
+            machine's wall clock) "±" its error (half the bounds' width), and after "sources:" each \
+            source's state (selected / falseticker / unselected / suspect / kissed / unsynchronized / \
+            conflictingReplies / unreachable / pending / standingBy) with its own latest offset and how \
+            old it is, "(stale)" when the source is not answering now. Each failed poll is reported on \
             stderr (with --json: a JSON line {"event": "failed", …} on stdout). Stops after --duration or on \
             SIGINT/SIGTERM; exits 1 when no source answered at all.
             """)
@@ -169,7 +171,6 @@ struct Watch: AsyncParsableCommand {
             group.addTask {
                 for await event in events {
                     switch event {
-                    case .calibrated, .noMajority: printer.print(synchronizer)
                     case .storeFailed(let reason):
                         FileHandle.standardError.write(Data("timesync watch: warning: the store cannot be written (\(reason)); the calibration will not survive a restart\n".utf8))
                     default: break
@@ -179,7 +180,10 @@ struct Watch: AsyncParsableCommand {
             group.addTask {
                 for await event in activity {
                     switch event {
-                    case .measured: answered.withLock { $0 = true }
+                    case .measured:
+                        // After the synchronizer has taken the measurement in: each source's offset is its own latest.
+                        answered.withLock { $0 = true }
+                        printer.print(synchronizer)
                     case .failed(let source, let error): printer.failure(source: source, kind: "failed", detail: error)
                     case .kissed(let source, let stopped):
                         printer.failure(
@@ -279,7 +283,8 @@ final class UpdatePrinter: Sendable {
         let status = reading.status
         let restored = reading.isRestored
         let offset = clock.calibration.map { WallClockOffset($0, pair: clock.timeBase.wallClockPair()) }
-        let sources = synchronizer.sourceStatuses().map {
+        let statuses = synchronizer.sourceStatuses()
+        let sources = statuses.map {
             Source(source: $0.source, state: $0.state.rawValue, offset: $0.wallClockOffset?.secondsValue, kissCode: $0.kissCode)
         }
         let update = Update(
@@ -291,16 +296,41 @@ final class UpdatePrinter: Sendable {
         if json {
             line = (try? compactJSON(update)) ?? "{}"
         } else {
-            let head = update.offset.map { String(format: "%+.6f +/- %.6f", $0, update.error ?? 0) } ?? "-"
-            let list = sources.map { source in
-                "\(source.source) \(source.state)" + (source.kissCode.map { " \($0)" } ?? "")
-                    + (source.offset.map { String(format: " %+.6f", $0) } ?? "")
-            }.joined(separator: ", ")
-            line = "\(update.time) \(update.status)\(restored ? " (restored)" : "") \(head) [\(list)]"
+            line = Self.text(update, statuses: statuses, now: clock.timeBase.monotonicNow())
         }
         lock.withLock { _ in
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
+    }
+
+    /// An update as a line, every value named:
+    /// `2026-11-25T19:35:05.466Z  synchronized  offset -0.000036 s ± 0.010259 s  sources: a:123 selected +0.000062 s (2 s ago); b:123 unreachable, last +0.000101 s 5 min ago (stale)`.
+    /// A source's offset is its own latest sample's (server − this machine's wall clock); it is
+    /// marked stale when the source is not answering now (unreachable, kissed, unsynchronized,
+    /// conflicting, standing by).
+    static func text(_ update: Update, statuses: [TimeSourceStatus], now: MonotonicInstant) -> String {
+        let head = update.offset.map { String(format: "offset %+.6f s ± %.6f s", $0, update.error ?? 0) } ?? "offset -"
+        let list = statuses.map { source in
+            var text = "\(source.source) \(source.state.rawValue)" + (source.kissCode.map { " \($0)" } ?? "")
+            guard let offset = source.wallClockOffset else { return text }
+            let age = source.lastSampleTime.map { $0.duration(to: now) }.map { " \(Self.age($0)) ago" } ?? ""
+            let stale: Set<TimeSourceStatus.State> = [.unreachable, .kissed, .unsynchronized, .conflictingReplies, .standingBy]
+            if stale.contains(source.state) {
+                text += String(format: ", last %+.6f s", offset.secondsValue) + age + " (stale)"
+            } else {
+                text += String(format: " %+.6f s", offset.secondsValue) + (age.isEmpty ? "" : " (\(age.dropFirst()))")
+            }
+            return text
+        }.joined(separator: "; ")
+        return "\(update.time)  \(update.status)\(update.restored == true ? " (restored)" : "")  \(head)  sources: \(list)"
+    }
+
+    /// A duration in whole seconds, minutes or hours.
+    static func age(_ duration: Duration) -> String {
+        let seconds = max(0, duration.secondsValue)
+        if seconds < 120 { return "\(Int(seconds.rounded(.down))) s" }
+        if seconds < 7200 { return "\(Int((seconds / 60).rounded(.down))) min" }
+        return "\(Int((seconds / 3600).rounded(.down))) h"
     }
 }
 

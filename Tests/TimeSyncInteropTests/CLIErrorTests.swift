@@ -183,15 +183,16 @@ struct CLIErrorTests {
         // `--samples 4` is four samples with either header.
         let date = try await Self.run(["query", "http://127.0.0.1:\(httpPort)/time", "--samples", "4", "--date-only"])
         #expect(date.status == 0, "\(date)")
-        #expect(date.stdout.contains(" date 4 samples 4 requests delay "), "\(date.stdout)")
+        #expect(date.stdout.contains("  method date  samples 4  requests 4  delay "), "\(date.stdout)")
         let header = try await Self.run(["query", "http://127.0.0.1:\(httpPort)/time", "--samples", "4"])
         #expect(header.status == 0, "\(header)")
-        #expect(header.stdout.contains(" header 4 samples 5 requests delay "), "\(header.stdout)")
+        #expect(header.stdout.contains("  method header  samples 4  requests 5  delay "), "\(header.stdout)")
 
-        // The NTP line: server, address, stratum, leap, then the samples and the delay.
+        // The NTP line, every value named: offset ± error, server, address, stratum, leap, samples, delay.
         let ntp = try await Self.run(["query", "ntp://127.0.0.1:\(ntpPort)", "--samples", "2"])
         #expect(ntp.status == 0, "\(ntp)")
-        #expect(ntp.stdout.contains(" 127.0.0.1:\(ntpPort) 127.0.0.1 s10 "), "\(ntp.stdout)")
-        #expect(ntp.stdout.contains(" 2 samples delay "), "\(ntp.stdout)")
+        #expect(ntp.stdout.contains("  server 127.0.0.1:\(ntpPort)  address 127.0.0.1  stratum 10  leap none  samples 2  delay "), "\(ntp.stdout)")
+        #expect(ntp.stdout.range(of: #"^\d{4}-\d\d-\d\dT[0-9:.]+Z  offset [+-]\d+\.\d{6} s ± \d+\.\d{6} s  "#, options: .regularExpression) != nil, "\(ntp.stdout)")
+        #expect(ntp.stdout.hasSuffix(" s\n"), "the delay's unit ends the line: \(ntp.stdout)")
     }
 }

@@ -29,8 +29,19 @@ private func quickStart() async throws {
     // With this one source, its first answer makes the clock `.synchronized`. With several sources the
     // first reading is `.provisional` (one reply could be a liar's) until min(3, sources) agree; it is
     // usable, with its bounds. After a relaunch the stored calibration answers at once (`isRestored`).
+    // When nothing answers in time, each source says why (no reply, refused, a response it rejected…).
     if let first = await sync.firstReading(timeout: .seconds(5)) {
         print(first.status, first.serverTime, "±", first.error)
+    } else {
+        for source in sync.sourceStatuses() {
+            print("\(source.source): \(source.state)", source.lastError ?? "no answer yet")
+        }
+    }
+    // The same news as it happens: `.noSourceAnswered` once a round of polls brought no answer at all.
+    Task {
+        for await event in sync.events() {
+            if case .noSourceAnswered(let errors) = event { print("no time source answered:", errors) }
+        }
     }
 
     // Has the sale certainly started? Only `.within` is a yes.

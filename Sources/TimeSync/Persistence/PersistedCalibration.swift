@@ -16,7 +16,9 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
 
     /// The format version.
     public var version: Int
-    /// The boot session the monotonic instants belong to.
+    /// The boot session the monotonic instants belong to: the system's identifier in memory; in a
+    /// sealed store its ``bootSessionTag(_:key:)``, so a store never holds the identifier itself (a
+    /// device signal).
     public var bootSessionID: String
     /// When it was saved, on the monotonic clock.
     public var savedAt: MonotonicInstant
@@ -44,10 +46,22 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         return try encoder.encode(self)
     }
 
-    /// The bytes a store holds: the JSON with its HMAC-SHA256 tag under `key`.
+    /// The bytes a store holds: the JSON, with the boot session's identifier replaced by its
+    /// ``bootSessionTag(_:key:)``, and its HMAC-SHA256 tag under `key`.
     /// - Parameter key: This install's key (at least 32 bytes).
     public func sealed(key: [UInt8]) throws -> Data {
-        try SealedCalibration.seal(try encoded(), key: key)
+        var stored = self
+        stored.bootSessionID = Self.bootSessionTag(bootSessionID, key: key)
+        return try SealedCalibration.seal(try stored.encoded(), key: key)
+    }
+
+    /// What a store keeps of a boot session's identifier: HMAC-SHA256 under the store's key, in hex.
+    /// Equal identifiers give equal tags under one key; the identifier cannot be read back.
+    /// - Parameters:
+    ///   - bootSessionID: The system's boot session identifier.
+    ///   - key: This install's key.
+    public static func bootSessionTag(_ bootSessionID: String, key: [UInt8]) -> String {
+        SealedCalibration.tag(Data("timesync boot session\u{0}\(bootSessionID)".utf8), key: key).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Seals arbitrary content as a store would: for tools that migrate or inspect stores, and tests
@@ -101,7 +115,7 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         guard persisted.version == currentVersion else {
             return .ignored("format version \(persisted.version), expected \(currentVersion)")
         }
-        guard let current = timeBase.bootSessionID, current == persisted.bootSessionID else {
+        guard let current = timeBase.bootSessionID, bootSessionTag(current, key: key) == persisted.bootSessionID else {
             return .ignored("saved in another boot session: the monotonic anchor is meaningless after a reboot")
         }
         guard persisted.samples.count <= maximumSamples else {

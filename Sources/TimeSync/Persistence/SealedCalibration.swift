@@ -35,6 +35,11 @@ struct SealedCalibration: Codable, Sendable, Hashable {
         }
     }
 
+    /// HMAC-SHA256 of `data` under `key`.
+    static func tag(_ data: Data, key: [UInt8]) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: data, using: SymmetricKey(data: key)))
+    }
+
     /// Seals content with a key.
     static func seal(_ content: Data, key: [UInt8]) throws -> Data {
         let code = HMAC<SHA256>.authenticationCode(for: content, using: SymmetricKey(data: key))

@@ -77,7 +77,7 @@ extension SynchronizerCore {
             }
             return TimeSourceStatus(
                 source: known.name, state: state, wallClockOffset: offset, reachability: known.poller.reachability,
-                polls: known.poller.polls, kissCode: kissCode, lastError: known.lastError)
+                polls: known.poller.polls, kissCode: kissCode, lastError: known.lastError, lastSampleTime: known.lastSample?.time)
         }
     }
 }

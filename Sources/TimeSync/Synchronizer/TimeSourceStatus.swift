@@ -43,4 +43,7 @@ public struct TimeSourceStatus: Sendable, Hashable {
     public var kissCode: String?
     /// Why its last poll failed, when it did.
     public var lastError: String?
+    /// When its last sample was taken (its reply's arrival, on the monotonic clock): how old
+    /// ``wallClockOffset`` is.
+    public var lastSampleTime: MonotonicInstant? = nil
 }

@@ -232,8 +232,9 @@ import TimeSyncTesting
     /// `Int64.min` (restoring it overflowed in the estimator): corrupt, so ignored with a warning.
     @Test func aStoredSampleAtTheEarliestInstantIsIgnored() async {
         await #expect(processExitsWith: .success) {
-            let stored = #"{"bootSessionID":"manual-boot-1","calibration":null,"samples":[{"delay":20000000,"offset":{"lower":1767225600000000000,"upper":1767225600020000000},"source":"a","span":20000000,"time":{"nanoseconds":-9223372036854775808}},{"delay":20000000,"offset":{"lower":1767224600000000000,"upper":1767224600020000000},"source":"b","span":20000000,"time":{"nanoseconds":999000000000}}],"savedAt":{"nanoseconds":999000000000},"strategy":"default","version":2}"#
             let key = FixedCalibrationKey(seed: 1)
+            let boot = PersistedCalibration.bootSessionTag("manual-boot-1", key: key.bytes)
+            let stored = #"{"bootSessionID":""# + boot + #"","calibration":null,"samples":[{"delay":20000000,"offset":{"lower":1767225600000000000,"upper":1767225600020000000},"source":"a","span":20000000,"time":{"nanoseconds":-9223372036854775808}},{"delay":20000000,"offset":{"lower":1767224600000000000,"upper":1767224600020000000},"source":"b","span":20000000,"time":{"nanoseconds":999000000000}}],"savedAt":{"nanoseconds":999000000000},"strategy":"default","version":2}"#
             let sealed = try PersistedCalibration.seal(content: Data(stored.utf8), key: key.bytes)
             let warnings = WarningLog()
             let clock = ServerClock(

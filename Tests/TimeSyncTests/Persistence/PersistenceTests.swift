@@ -104,7 +104,7 @@ final class Warnings: Sendable {
         #expect(!ServerClock(timeBase: base, store: store).isSynchronized)
     }
 
-    @Test func theFileIsVersionedJSONStampedWithTheBootSessionAndSealed() throws {
+    @Test func theFileIsVersionedJSONStampedWithTheBootSessionsTagAndSealed() throws {
         let base = ManualTimeBase()
         _ = try calibratedClock(base)
         let data = try #require(try store.load())
@@ -113,7 +113,10 @@ final class Warnings: Sendable {
         // Under another key the same bytes do not open.
         #expect(throws: (any Error).self) { try PersistedCalibration.content(ofSealed: data, key: Array(repeating: 7, count: 32)) }
         #expect(persisted.version == PersistedCalibration.currentVersion)
-        #expect(persisted.bootSessionID == "manual-boot-1")
+        // The boot session as its keyed tag: the store never holds the system's identifier.
+        #expect(persisted.bootSessionID == PersistedCalibration.bootSessionTag("manual-boot-1", key: key))
+        #expect(persisted.bootSessionID.count == 64 && !persisted.bootSessionID.contains("manual"))
+        #expect(persisted.bootSessionID != PersistedCalibration.bootSessionTag("manual-boot-1", key: Array(repeating: 7, count: 32)))
         #expect(persisted.samples.count == 4)
         #expect(persisted.strategy == "intersection")
     }

@@ -13,7 +13,7 @@ import TimeSyncTesting
     static let honest = ["a.example:123", "b.example:123", "c.example:123"]
 
     /// A store as a forger would write it: `sources` each with four tight samples at `offset` (θ), the
-    /// last one a second ago, in this boot session.
+    /// last one a second ago, in this boot session (its tag under the test's key, as a clock writes it).
     static func content(sources: [String], offset: Int64, base: ManualTimeBase, version: Int = PersistedCalibration.currentVersion) throws -> Data {
         let now = base.monotonicNow()
         var samples: [OffsetSample] = []
@@ -24,7 +24,7 @@ import TimeSyncTesting
             }
         }
         var persisted = PersistedCalibration(
-            bootSessionID: base.bootSessionID!, savedAt: now.advanced(by: .seconds(-1)), strategy: "intersection",
+            bootSessionID: PersistedCalibration.bootSessionTag(base.bootSessionID!, key: FixedCalibrationKey(seed: 7).bytes), savedAt: now.advanced(by: .seconds(-1)), strategy: "intersection",
             calibration: nil, samples: samples)
         persisted.version = version
         return try persisted.encoded()
