@@ -42,9 +42,8 @@ struct SealedCalibration: Codable, Sendable, Hashable {
 
     /// Seals content with a key.
     static func seal(_ content: Data, key: [UInt8]) throws -> Data {
-        let code = HMAC<SHA256>.authenticationCode(for: content, using: SymmetricKey(data: key))
         let sealed = SealedCalibration(
-            format: formatName, version: PersistedCalibration.currentVersion, content: content, tag: Data(code))
+            format: formatName, version: PersistedCalibration.currentVersion, content: content, tag: tag(content, key: key))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(sealed)
