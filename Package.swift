@@ -164,7 +164,8 @@ let package = Package(
         .target(name: "TimeSyncSimulation", dependencies: ["TimeSync", "TimeSyncTesting"]),
         // For tests of code that uses TimeSync: a time base moved by hand, a seeded generator.
         .target(name: "TimeSyncTesting", dependencies: ["TimeSync"]),
-        // The command (trait `CLI`: `swift run --traits CLI timesync demo`).
+        // The command: with no trait `demo` and `simulate` (`swift run timesync demo`); the trait `CLI`
+        // adds `query`, `watch`, `serve` and `roughtime` (`swift run --traits CLI timesync query …`).
         .executableTarget(
             name: "timesync",
             dependencies: [

@@ -51,11 +51,4 @@ struct TimeSyncCommand: AsyncParsableCommand {
     }
 }
 
-/// Encodes a value as pretty JSON with sorted keys.
-func jsonString(_ value: some Encodable) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
-}
 #endif

@@ -4,22 +4,186 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
+import TimeSyncSimulation
 
-/// Built without the package's `CLI` trait, the command has none of its dependencies: it says how
-/// to build it.
+/// `timesync` built without the package's `CLI` trait (what `swift run timesync demo` builds in a
+/// fresh clone): the offline commands, `demo` and `simulate`, on the core and the simulator alone,
+/// with their flags read here instead of by swift-argument-parser (which only the trait brings). The
+/// commands that need the servers, NTS, AsyncHTTPClient or argument parsing say how to build them.
 @main
 enum TimeSyncWithoutCLITrait {
-    static func main() {
-        let message = """
-            timesync was built without the package's CLI trait, which brings its servers and argument parsing.
-            Help: build or run it with the trait: swift run --traits CLI timesync demo
+    static func main() async {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        guard let command = arguments.first else {
+            fail(usage: "give a command", help: overview)
+        }
+        arguments.removeFirst()
+        switch command {
+        case "demo":
+            var options = DemoOptions()
+            var flags = Flags(command: "demo", arguments)
+            if flags.wantsHelp { print(demoHelp); return }
+            options.serverOffset = flags.double("--server-offset") ?? options.serverOffset
+            options.saleIn = flags.int("--sale-in") ?? options.saleIn
+            options.seed = flags.unsigned("--seed") ?? options.seed
+            flags.finish()
+            if let problem = options.problem { fail(usage: problem, help: demoHelp) }
+            do {
+                try await runDemo(options)
+            } catch let failure as DemoFailure {
+                fail(failure.message, help: failure.help)
+            } catch {
+                fail("\(error)", help: "Run the demo again.")
+            }
+        case "simulate":
+            var flags = Flags(command: "simulate", arguments)
+            if flags.wantsHelp { print(simulateHelp); return }
+            guard let scenario = flags.string("--scenario") else { fail(usage: "simulate needs --scenario NAME (or all)", help: simulateHelp) }
+            var options = SimulateOptions(scenario: scenario)
+            options.seed = flags.unsigned("--seed") ?? options.seed
+            options.alpha = flags.double("--alpha") ?? options.alpha
+            options.serverSlew = flags.double("--server-slew") ?? options.serverSlew
+            options.serverSlewLimit = flags.double("--server-slew-limit") ?? options.serverSlewLimit
+            options.series = flags.int("--series") ?? options.series
+            options.json = flags.flag("--json")
+            flags.finish()
+            if let problem = options.problem { fail(usage: problem, help: simulateHelp) }
+            do {
+                print(try runSimulation(options))
+            } catch {
+                fail("\(error)", help: "Run it again without --json.")
+            }
+        case "-h", "--help", "help":
+            print(overview)
+        case "query", "watch", "serve", "roughtime":
+            fail(
+                usage: "'timesync \(command)' needs the package's CLI trait (its servers, NTS, AsyncHTTPClient and argument parsing); this build has none",
+                help: "Build and run it with the trait: swift run --traits CLI timesync \(command) --help")
+        default:
+            fail(usage: "unknown command '\(command)'", help: overview)
+        }
+    }
 
-            """
-        // Standard error by its descriptor: the C `stderr` global is shared mutable state to Swift 6.
-        message.utf8CString.withUnsafeBufferPointer { bytes in
+    static let overview = """
+        USAGE: timesync <command> [flags]
+
+        Built without the package's CLI trait: the offline commands only.
+          demo        Watch a calibrated clock and a countdown stay right while the device clock is changed.
+          simulate    Run every strategy on a simulated network with ground truth.
+        query, watch, serve and roughtime need the trait: swift run --traits CLI timesync <command> --help
+        """
+
+    static let demoHelp = """
+        USAGE: timesync demo [--server-offset <seconds>] [--sale-in <seconds>] [--seed <seed>]
+
+          --server-offset   How far the demo server's clock is ahead of this device, in seconds (negative: behind; default 90.25).
+          --sale-in         Seconds until the demo flash sale starts (server time), 2 to 60 (default 8).
+          --seed            The seed of the simulated network's delays (default 7).
+        """
+
+    static let simulateHelp = """
+        USAGE: timesync simulate --scenario <scenario> [--seed <seed>] [--alpha <alpha>] [--server-slew <ppm>] [--server-slew-limit <ms>] [--json] [--series <points>]
+
+          --scenario            One of: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")), or all.
+          --seed                The random seed (default 7).
+          --alpha               The EMA strategy's weight for the newest sample, in (0, 1].
+          --server-slew         The servers' largest slew rate the bounds allow for, in ppm (default 500).
+          --server-slew-limit   The largest correction a server slews, in ms (default 128).
+          --json                Print JSON.
+          --series              With --json: about this many (time, error) points per strategy.
+        """
+
+    /// A usage error: its message and help on stderr, exit status 64.
+    static func fail(usage message: String, help: String) -> Never {
+        writeError("Error: \(message)\nHelp: \(help)\n")
+        exit(64)
+    }
+
+    /// A failure: its message and what to do on stderr, exit status 1.
+    static func fail(_ message: String, help: String) -> Never {
+        writeError("Error: \(message)\nHelp: \(help)\n")
+        exit(1)
+    }
+
+    /// Standard error by its descriptor: the C `stderr` global is shared mutable state to Swift 6.
+    static func writeError(_ text: String) {
+        text.utf8CString.withUnsafeBufferPointer { bytes in
             _ = write(2, bytes.baseAddress, bytes.count - 1)
         }
-        exit(64)
+    }
+}
+
+/// The flags of one command: `--name value`, `--name=value` and bare `--name`, each taken once; what
+/// is left when ``finish()`` is called is a usage error.
+struct Flags {
+    let command: String
+    private var remaining: [String]
+
+    init(command: String, _ arguments: [String]) {
+        self.command = command
+        remaining = arguments
+    }
+
+    /// Whether `-h` or `--help` was given.
+    var wantsHelp: Bool { remaining.contains("-h") || remaining.contains("--help") }
+
+    /// The value of `name`, removed from the arguments; `nil` when the flag is absent.
+    mutating func string(_ name: String) -> String? {
+        for (index, argument) in remaining.enumerated() {
+            if argument == name {
+                guard index + 1 < remaining.count else {
+                    TimeSyncWithoutCLITrait.fail(usage: "\(name) needs a value", help: "Run 'timesync \(command) --help' for the flags and what they take.")
+                }
+                let value = remaining[index + 1]
+                remaining.removeSubrange(index...(index + 1))
+                return value
+            }
+            if argument.hasPrefix(name + "=") {
+                remaining.remove(at: index)
+                return String(argument.dropFirst(name.count + 1))
+            }
+        }
+        return nil
+    }
+
+    /// Whether the bare flag `name` was given (removed from the arguments).
+    mutating func flag(_ name: String) -> Bool {
+        guard let index = remaining.firstIndex(of: name) else { return false }
+        remaining.remove(at: index)
+        return true
+    }
+
+    mutating func double(_ name: String) -> Double? {
+        string(name).map { text in
+            guard let value = Double(text), value.isFinite else { invalid(name, text, "a number") }
+            return value
+        }
+    }
+
+    mutating func int(_ name: String) -> Int? {
+        string(name).map { text in
+            guard let value = Int(text) else { invalid(name, text, "a whole number") }
+            return value
+        }
+    }
+
+    mutating func unsigned(_ name: String) -> UInt64? {
+        string(name).map { text in
+            guard let value = UInt64(text) else { invalid(name, text, "a whole number from 0") }
+            return value
+        }
+    }
+
+    /// Ends parsing: anything left is a usage error that names it.
+    func finish() {
+        guard let first = remaining.first else { return }
+        TimeSyncWithoutCLITrait.fail(
+            usage: "unknown flag or argument '\(first)' for '\(command)'", help: "Run 'timesync \(command) --help' for the flags and what they take.")
+    }
+
+    private func invalid(_ name: String, _ text: String, _ kind: String) -> Never {
+        TimeSyncWithoutCLITrait.fail(usage: "\(name) '\(text)': give \(kind)", help: "Run 'timesync \(command) --help' for the flags and what they take.")
     }
 }
 #endif

@@ -1,0 +1,93 @@
+import Foundation
+import TimeSync
+import TimeSyncSimulation
+
+/// The settings of `timesync simulate`, checked the same way whichever way the command was built.
+struct SimulateOptions: Sendable {
+    /// The scenario to run, or `all`.
+    var scenario: String
+    /// The random seed.
+    var seed: UInt64 = 7
+    /// The EMA strategy's weight for the newest sample, in (0, 1].
+    var alpha: Double = EMAEstimator.defaultAlpha
+    /// The servers' largest slew rate the bounds allow for, in ppm.
+    var serverSlew: Double = 500
+    /// The largest correction a server slews, in ms.
+    var serverSlewLimit: Double = 128
+    /// Print JSON.
+    var json = false
+    /// With `json`: about this many (time, error) points per strategy.
+    var series: Int = 0
+
+    /// What is wrong with the settings, as a usage error says it; `nil` when they are good.
+    var problem: String? {
+        guard scenario == "all" || SimulationScenario.named(scenario) != nil else {
+            return "unknown scenario '\(scenario)'; choose one of: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")), all"
+        }
+        guard alpha > 0, alpha <= 1 else { return "--alpha \(alpha): give a weight more than 0 and at most 1" }
+        guard serverSlew.isFinite, (0...10_000).contains(serverSlew) else { return "--server-slew \(serverSlew): give 0 to 10000 ppm" }
+        guard serverSlewLimit.isFinite, (0...1000).contains(serverSlewLimit) else {
+            return "--server-slew-limit \(serverSlewLimit): give 0 to 1000 ms"
+        }
+        guard (0...100_000).contains(series) else { return "--series \(series): give 0 to 100000 points" }
+        return nil
+    }
+}
+
+/// Runs every strategy on the scenario's seeded sample stream.
+/// - Returns: The tables (a legend under each), or the JSON report(s).
+func runSimulation(_ options: SimulateOptions) throws -> String {
+    let scenarios = options.scenario == "all" ? SimulationScenario.builtIn : [SimulationScenario.named(options.scenario)!]
+    let strategies: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: options.alpha), .kronos, .timesyncJS]
+    let configuration = EstimatorConfiguration(
+        serverSlew: options.serverSlew * 1e-6, serverSlewLimit: .nanoseconds(Int64((options.serverSlewLimit * 1e6).rounded())))
+    let reports = scenarios.map {
+        Simulation.run($0, seed: options.seed, strategies: strategies, configuration: configuration, seriesPoints: options.json ? options.series : 0)
+    }
+    if options.json {
+        return try options.scenario == "all" ? jsonString(reports) : jsonString(reports[0])
+    }
+    return zip(scenarios, reports).map { simulationTable($1, scenario: $0) }.joined(separator: "\n")
+}
+
+/// One scenario's results as a table, with a legend.
+func simulationTable(_ report: SimulationReport, scenario: SimulationScenario) -> String {
+    var lines = ["scenario \(report.scenario), seed \(report.seed): \(report.samples) samples, \(report.readings) readings"]
+    lines.append("  " + scenario.provenance.replacingOccurrences(of: "\n", with: " "))
+    lines.append("")
+    lines.append("  strategy             median error    p99 error    max error   median ±   coverage   not vouched")
+    for result in report.strategies {
+        lines.append(
+            "  " + result.name.padding(toLength: 18, withPad: " ", startingAt: 0)
+                + Duration.readable(seconds: result.medianError).leftPadded(15) + Duration.readable(seconds: result.p99Error).leftPadded(13)
+                + Duration.readable(seconds: result.maxError).leftPadded(13) + Duration.readable(seconds: result.medianHalfWidth).leftPadded(11)
+                + String(format: "%11.4f", result.coverage)
+                + String(result.unsynchronizedReadings).leftPadded(14))
+    }
+    lines.append("")
+    lines += legend
+    // A worst reading far above the 99th percentile is a handful of readings, not the typical one.
+    for result in report.strategies where result.p99Error > 0 && result.maxError > 10 * result.p99Error {
+        lines.append(
+            "  \(result.name): max \(Duration.readable(seconds: result.maxError)) is \(Int((result.maxError / result.p99Error).rounded()))× its p99: "
+                + "fewer than 1 % of its \(result.readings) readings were off by more than \(Duration.readable(seconds: result.p99Error)); "
+                + "the max is the single worst of them.")
+    }
+    return lines.joined(separator: "\n") + "\n"
+}
+
+/// What each column of `simulate`'s table means.
+private let legend = [
+    "  median / p99 / max error: |the strategy's reading − the true server time| over its vouched readings (50th and 99th percentile, worst)",
+    "  median ±: the median half-width of the error bound it reported (what its honesty costs)",
+    "  coverage: the share of its vouched readings whose bound contained the true time (1.0000: every bound held)",
+    "  not vouched: readings it gave no time for (before its first sample, or without a majority); not in the errors",
+]
+
+/// Encodes a value as pretty JSON with sorted keys.
+func jsonString(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
