@@ -239,10 +239,10 @@ enum ConditionalCompilation {
         return compiled
     }
 
-    /// Evaluates a condition: `||` of `&&` of (`!`)atoms.
+    /// Evaluates a condition: `||` of `&&` of (`!`)terms.
     static func evaluate(_ condition: String, on platform: String) -> Bool {
         var tokens = tokenize(condition.components(separatedBy: "//")[0])[...]
-        return parseOr(&tokens, platform)
+        return parseBinary(["||", "&&"], &tokens, platform)
     }
 
     private static func tokenize(_ text: String) -> [String] {
@@ -272,22 +272,14 @@ enum ConditionalCompilation {
         return tokens
     }
 
-    private static func parseOr(_ tokens: inout ArraySlice<String>, _ platform: String) -> Bool {
-        var value = parseAnd(&tokens, platform)
-        while tokens.first == "||" {
+    /// `||` of `&&` of unary terms: each operator in `operators` binds looser than the ones after it.
+    private static func parseBinary(_ operators: ArraySlice<String>, _ tokens: inout ArraySlice<String>, _ platform: String) -> Bool {
+        guard let op = operators.first else { return parseUnary(&tokens, platform) }
+        var value = parseBinary(operators.dropFirst(), &tokens, platform)
+        while tokens.first == op {
             tokens.removeFirst()
-            let rhs = parseAnd(&tokens, platform)
-            value = value || rhs
-        }
-        return value
-    }
-
-    private static func parseAnd(_ tokens: inout ArraySlice<String>, _ platform: String) -> Bool {
-        var value = parseUnary(&tokens, platform)
-        while tokens.first == "&&" {
-            tokens.removeFirst()
-            let rhs = parseUnary(&tokens, platform)
-            value = value && rhs
+            let rhs = parseBinary(operators.dropFirst(), &tokens, platform)
+            value = op == "||" ? (value || rhs) : (value && rhs)
         }
         return value
     }
@@ -296,7 +288,7 @@ enum ConditionalCompilation {
         guard let token = tokens.popFirst() else { return true }
         if token == "!" { return !parseUnary(&tokens, platform) }
         if token == "(" {
-            let value = parseOr(&tokens, platform)
+            let value = parseBinary(["||", "&&"], &tokens, platform)
             if tokens.first == ")" { tokens.removeFirst() }
             return value
         }

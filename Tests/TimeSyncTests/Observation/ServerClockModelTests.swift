@@ -137,6 +137,9 @@ import TimeSyncTesting
         #expect(model.countdown?.remaining == .milliseconds(3_500))
 
         // The server turns out to be 2 s ahead: the countdown shows it at once, before its next tick.
+        // The countdown's ticks are computed off the main actor: wait until they sleep, so that none is
+        // computed between the reset and the new calibration (an unsynchronized clock reads device time).
+        #expect(await base.waitForSleepers(2))
         clock.reset()
         clock.calibrate(with: try Fixture.exchange("a", offset: 2 * s, at: base.monotonicNow(), forward: 0, backward: 0))
         #expect(await yieldUntil { model.countdown?.shown == 2 })
