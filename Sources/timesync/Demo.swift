@@ -10,13 +10,13 @@ struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Watch a calibrated clock and a countdown stay right while the device clock is changed.")
 
-    @Option(parsing: .unconditional, help: "How far the demo server's clock is ahead of this device, in seconds (negative: behind).")
+    @Option(parsing: .unconditional, help: ArgumentHelp(DemoOptions.Help.serverOffset))
     var serverOffset: Double = DemoOptions().serverOffset
 
-    @Option(parsing: .unconditional, help: "Seconds until the demo flash sale starts (server time), 2 to 60.")
+    @Option(parsing: .unconditional, help: ArgumentHelp(DemoOptions.Help.saleIn))
     var saleIn: Int = DemoOptions().saleIn
 
-    @Option(help: "The seed of the simulated network's delays.")
+    @Option(help: ArgumentHelp(DemoOptions.Help.seed))
     var seed: UInt64 = DemoOptions().seed
 
     var options: DemoOptions { DemoOptions(serverOffset: serverOffset, saleIn: saleIn, seed: seed) }

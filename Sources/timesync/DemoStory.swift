@@ -21,6 +21,15 @@ struct DemoOptions: Sendable {
     }
 }
 
+extension DemoOptions {
+    /// Each flag's help, the same in both builds of the command.
+    enum Help {
+        static let serverOffset = "How far the demo server's clock is ahead of this device, in seconds (negative: behind)."
+        static let saleIn = "Seconds until the demo flash sale starts (server time), 2 to 60."
+        static let seed = "The seed of the simulated network's delays."
+    }
+}
+
 /// The demo could not tell its story: what happened and what to do.
 struct DemoFailure: Error, CustomStringConvertible {
     var message: String

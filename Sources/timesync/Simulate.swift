@@ -10,26 +10,26 @@ struct Simulate: ParsableCommand {
         abstract: "Run every strategy on a simulated network with ground truth.",
         discussion: "Scenarios: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")), or 'all'.")
 
-    @Option(help: "The scenario to run, or 'all'.")
+    @Option(help: ArgumentHelp(SimulateOptions.Help.scenario))
     var scenario: String
 
-    @Option(help: "The random seed.")
-    var seed: UInt64 = 7
+    @Option(help: ArgumentHelp(SimulateOptions.Help.seed))
+    var seed: UInt64 = SimulateOptions.defaults.seed
 
-    @Option(parsing: .unconditional, help: "The EMA strategy's weight for the newest sample, in (0, 1].")
-    var alpha: Double = EMAEstimator.defaultAlpha
+    @Option(parsing: .unconditional, help: ArgumentHelp(SimulateOptions.Help.alpha))
+    var alpha: Double = SimulateOptions.defaults.alpha
 
-    @Option(parsing: .unconditional, help: "The servers' largest slew rate the bounds allow for, in ppm (0: a steady server).")
-    var serverSlew: Double = 500
+    @Option(parsing: .unconditional, help: ArgumentHelp(SimulateOptions.Help.serverSlew))
+    var serverSlew: Double = SimulateOptions.defaults.serverSlew
 
-    @Option(parsing: .unconditional, help: "The largest correction a server slews, in ms: the most the slew allowance adds to a bound.")
-    var serverSlewLimit: Double = 128
+    @Option(parsing: .unconditional, help: ArgumentHelp(SimulateOptions.Help.serverSlewLimit))
+    var serverSlewLimit: Double = SimulateOptions.defaults.serverSlewLimit
 
-    @Flag(help: "Print JSON.")
+    @Flag(help: ArgumentHelp(SimulateOptions.Help.json))
     var json = false
 
-    @Option(parsing: .unconditional, help: "With --json: include about this many (time, error) points per strategy, for charts.")
-    var series: Int = 0
+    @Option(parsing: .unconditional, help: ArgumentHelp(SimulateOptions.Help.series))
+    var series: Int = SimulateOptions.defaults.series
 
     var options: SimulateOptions {
         SimulateOptions(

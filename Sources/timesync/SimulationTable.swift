@@ -34,6 +34,22 @@ struct SimulateOptions: Sendable {
     }
 }
 
+extension SimulateOptions {
+    /// The flags' defaults (the scenario has none: it must be given).
+    static let defaults = SimulateOptions(scenario: "all")
+
+    /// Each flag's help, the same in both builds of the command.
+    enum Help {
+        static let scenario = "The scenario to run, or 'all'."
+        static let seed = "The random seed."
+        static let alpha = "The EMA strategy's weight for the newest sample, in (0, 1]."
+        static let serverSlew = "The servers' largest slew rate the bounds allow for, in ppm (0: a steady server)."
+        static let serverSlewLimit = "The largest correction a server slews, in ms: the most the slew allowance adds to a bound."
+        static let json = "Print JSON."
+        static let series = "With --json: include about this many (time, error) points per strategy, for charts."
+    }
+}
+
 /// Runs every strategy on the scenario's seeded sample stream.
 /// - Returns: The tables (a legend under each), or the JSON report(s).
 func runSimulation(_ options: SimulateOptions) throws -> String {

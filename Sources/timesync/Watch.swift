@@ -314,8 +314,7 @@ final class UpdatePrinter: Sendable {
             var text = "\(source.source) \(source.state.rawValue)" + (source.kissCode.map { " \($0)" } ?? "")
             guard let offset = source.wallClockOffset else { return text }
             let age = source.lastSampleTime.map { $0.duration(to: now) }.map { " \(Self.age($0)) ago" } ?? ""
-            let stale: Set<TimeSourceStatus.State> = [.unreachable, .kissed, .unsynchronized, .conflictingReplies, .standingBy]
-            if stale.contains(source.state) {
+            if staleStates.contains(source.state) {
                 text += String(format: ", last %+.6f s", offset.secondsValue) + age + " (stale)"
             } else {
                 text += String(format: " %+.6f s", offset.secondsValue) + (age.isEmpty ? "" : " (\(age.dropFirst()))")
@@ -324,6 +323,9 @@ final class UpdatePrinter: Sendable {
         }.joined(separator: "; ")
         return "\(update.time)  \(update.status)\(update.restored == true ? " (restored)" : "")  \(head)  sources: \(list)"
     }
+
+    /// The states of a source not answering now: its last offset is stale.
+    static let staleStates: Set<TimeSourceStatus.State> = [.unreachable, .kissed, .unsynchronized, .conflictingReplies, .standingBy]
 
     /// A duration in whole seconds, minutes or hours.
     static func age(_ duration: Duration) -> String {

@@ -77,33 +77,32 @@ enum TimeSyncWithoutCLITrait {
     static let demoHelp = """
         USAGE: timesync demo [--server-offset <seconds>] [--sale-in <seconds>] [--seed <seed>]
 
-          --server-offset   How far the demo server's clock is ahead of this device, in seconds (negative: behind; default 90.25).
-          --sale-in         Seconds until the demo flash sale starts (server time), 2 to 60 (default 8).
-          --seed            The seed of the simulated network's delays (default 7).
+          --server-offset   \(DemoOptions.Help.serverOffset) Default \(DemoOptions().serverOffset).
+          --sale-in         \(DemoOptions.Help.saleIn) Default \(DemoOptions().saleIn).
+          --seed            \(DemoOptions.Help.seed) Default \(DemoOptions().seed).
         """
 
     static let simulateHelp = """
         USAGE: timesync simulate --scenario <scenario> [--seed <seed>] [--alpha <alpha>] [--server-slew <ppm>] [--server-slew-limit <ms>] [--json] [--series <points>]
 
-          --scenario            One of: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")), or all.
-          --seed                The random seed (default 7).
-          --alpha               The EMA strategy's weight for the newest sample, in (0, 1].
-          --server-slew         The servers' largest slew rate the bounds allow for, in ppm (default 500).
-          --server-slew-limit   The largest correction a server slews, in ms (default 128).
-          --json                Print JSON.
-          --series              With --json: about this many (time, error) points per strategy.
+          --scenario            \(SimulateOptions.Help.scenario) One of: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")).
+          --seed                \(SimulateOptions.Help.seed) Default \(SimulateOptions.defaults.seed).
+          --alpha               \(SimulateOptions.Help.alpha) Default \(SimulateOptions.defaults.alpha).
+          --server-slew         \(SimulateOptions.Help.serverSlew) Default \(SimulateOptions.defaults.serverSlew).
+          --server-slew-limit   \(SimulateOptions.Help.serverSlewLimit) Default \(SimulateOptions.defaults.serverSlewLimit).
+          --json                \(SimulateOptions.Help.json)
+          --series              \(SimulateOptions.Help.series)
         """
 
     /// A usage error: its message and help on stderr, exit status 64.
     static func fail(usage message: String, help: String) -> Never {
-        writeError("Error: \(message)\nHelp: \(help)\n")
-        exit(64)
+        fail(message, help: help, status: 64)
     }
 
-    /// A failure: its message and what to do on stderr, exit status 1.
-    static func fail(_ message: String, help: String) -> Never {
+    /// A failure: its message and what to do on stderr, exit status 1 (64 for a usage error).
+    static func fail(_ message: String, help: String, status: Int32 = 1) -> Never {
         writeError("Error: \(message)\nHelp: \(help)\n")
-        exit(1)
+        exit(status)
     }
 
     /// Standard error by its descriptor: the C `stderr` global is shared mutable state to Swift 6.
