@@ -164,8 +164,9 @@ let package = Package(
         .target(name: "TimeSyncSimulation", dependencies: ["TimeSync", "TimeSyncTesting"]),
         // For tests of code that uses TimeSync: a time base moved by hand, a seeded generator.
         .target(name: "TimeSyncTesting", dependencies: ["TimeSync"]),
-        // The command: with no trait `demo` and `simulate` (`swift run timesync demo`); the trait `CLI`
-        // adds `query`, `watch`, `serve` and `roughtime` (`swift run --traits CLI timesync query …`).
+        // The command: with no trait `demo`, `simulate`, and `query` and `watch` on NTP and HTTP over
+        // URLSession (`swift run timesync demo`); the trait `CLI` adds NTS and Roughtime, HTTP on
+        // AsyncHTTPClient, `serve` and `roughtime` (`swift run --traits CLI timesync serve …`).
         .executableTarget(
             name: "timesync",
             dependencies: [
@@ -217,7 +218,9 @@ let package = Package(
         ),
         // Sample builders and in-memory stores for the core's tests.
         .target(name: "TimeSyncFixtures", dependencies: ["TimeSync", "TimeSyncTesting"], path: "Tests/Support/Fixtures"),
-        // Unit tests, one target per module; deterministic, no real sleeps, run in parallel.
+        // Unit tests, one target per module; deterministic, no real sleeps, run in parallel. A module's
+        // tests need its trait (its files are compiled out without it): with no trait,
+        // `swift build --build-tests` builds the core's tests and nothing of SwiftNIO.
         .testTarget(
             name: "TimeSyncTests",
             dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncFixtures", .product(name: "Crypto", package: "swift-crypto")]),
@@ -227,11 +230,11 @@ let package = Package(
             name: "TimeSyncNTPTests",
             dependencies: [
                 "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncTesting", "TimeSyncTestSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTPServer"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["NTPServer"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
             ]
         ),
         .testTarget(
@@ -239,16 +242,16 @@ let package = Package(
             dependencies: [
                 "TimeSync", "TimeSyncRoughtimeServer", "TimeSyncTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["RoughtimeServer"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
             ]
         ),
         .testTarget(
             name: "TimeSyncNTSTests",
             dependencies: [
                 "TimeSync", "TimeSyncNTS", "TimeSyncTesting", "TimeSyncFixtures",
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTS"])),
             ],
             exclude: ["exporter-vectors.json"]
         ),
@@ -256,20 +259,20 @@ let package = Package(
             name: "TimeSyncHTTPTests",
             dependencies: [
                 "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting", "TimeSyncSimulation",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["AsyncHTTPClient"])),
             ]
         ),
         .testTarget(
             name: "TimeSyncHummingbirdTests",
             dependencies: [
                 "TimeSync", "TimeSyncHTTP", "TimeSyncHummingbird", "TimeSyncTesting",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
             ]
         ),
         // Real peers and real time: chronyd, libfaketime, the CLI, loopback servers under load,
@@ -280,14 +283,14 @@ let package = Package(
                 "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["CLI"])),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CLI"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["CLI"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CLI"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
             ]
         ),
     ],

@@ -30,7 +30,7 @@ extension URLSession {
         for request: URLRequest, observer: HTTPTimeObserver, within timeout: Duration
     ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {
         try await timeSyncData(for: request, observer: observer, nonce: HTTPTimeNonce.random()) { request in
-            try await URLSessionLoad.data(for: request, session: self, timeout: timeout)
+            try await URLSessionLoad.data(for: request, session: self, timeout: timeout, timeBase: observer.timeBase)
         }
     }
 

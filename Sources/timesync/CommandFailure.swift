@@ -1,13 +1,15 @@
-#if CLI
-import ArgumentParser
 import Foundation
 import TimeSync
-import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
-import TimeSyncHummingbird
 import TimeSyncNTP
-import TimeSyncNTPServer
+#if CLI
+import ArgumentParser
+import TimeSyncAsyncHTTPClient
 import TimeSyncNTS
+#endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A failed `timesync` command as its user sees it: a stable kind, what happened, and what to do.
 ///
@@ -75,7 +77,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 
     /// 64 (`EX_USAGE`) for a usage error, 1 for any other failure.
-    var exitCode: ExitCode { kind == .invalidArgument ? .validationFailure : .failure }
+    var status: Int32 { kind == .invalidArgument ? 64 : 1 }
 
     /// The usage error of a flag or argument.
     static func invalidArgument(_ message: String, help: String) -> CommandFailure {
@@ -120,6 +122,7 @@ extension CommandFailure {
             return ntpClient(error, at: at)
         case let error as NTPReplyError:
             return ntpReply(error, at: at)
+        #if CLI
         case let error as NTSKEError:
             return ntsKeyExchange(error)
         case let error as NTSReplyError:
@@ -131,6 +134,11 @@ extension CommandFailure {
                     : "Query again from another network; if it persists, someone on the path alters or forges the server's replies.")
         case let error as NTSKeyFileError:
             return CommandFailure(kind: .failed, message: "\(error)", help: "Check the file: its path, its permissions and its contents.")
+        case let error as HTTPTransportError:
+            return httpTransport(error)
+        #endif
+        case let error as URLError:
+            return urlError(error, at: at)
         case let error as RoughtimeError:
             switch error {
             case .timeout:
@@ -153,8 +161,6 @@ extension CommandFailure {
             return CommandFailure(
                 kind: .noMajority, message: "the samples of\(at) contradict each other: \(error)",
                 help: "Query again; if it persists, the server steps its clock or someone tampers with its replies.")
-        case let error as HTTPTransportError:
-            return httpTransport(error)
         case let error as HTTPTimeError:
             return httpTime(error, at: at)
         case let error as ServerBindError:
@@ -190,6 +196,7 @@ extension CommandFailure {
         }
     }
 
+    #if CLI
     private static func ntsKeyExchange(_ error: NTSKEError) -> CommandFailure {
         switch error {
         case .untrustedCertificate:
@@ -209,6 +216,8 @@ extension CommandFailure {
                 kind: .keyExchangeFailed, message: "\(error)", help: "Use another NTS server, or tell its operator what it answered.")
         }
     }
+
+    #endif
 
     private static func ntpReply(_ error: NTPReplyError, at: String) -> CommandFailure {
         switch error {
@@ -234,6 +243,7 @@ extension CommandFailure {
         }
     }
 
+    #if CLI
     private static func httpTransport(_ error: HTTPTransportError) -> CommandFailure {
         switch error {
         case .refused:
@@ -253,6 +263,35 @@ extension CommandFailure {
             return CommandFailure(kind: .unreachable, message: "\(error)", help: "Check the address and this machine's network connection.")
         default:
             return CommandFailure(kind: .network, message: "\(error)", help: "Check the address and this machine's network connection.")
+        }
+    }
+
+    #endif
+
+    /// A URLSession failure (the command built without the CLI trait measures HTTP on URLSession).
+    private static func urlError(_ error: URLError, at: String) -> CommandFailure {
+        let message = "\(at.isEmpty ? "the request" : "the request to\(at)") failed: \(error.localizedDescription) (URLError \(error.code.rawValue))"
+        switch error.code {
+        case .cannotConnectToHost:
+            return CommandFailure(
+                kind: .refused, message: message, help: "Check the URL's port, or start the server (timesync serve --http HOST:PORT serves /time).")
+        case .cannotFindHost, .dnsLookupFailed:
+            return CommandFailure(kind: .dnsFailure, message: message, help: "Check the host name, and that this machine's DNS works.")
+        case .timedOut:
+            return CommandFailure(kind: .timeout, message: message, help: "Check that the server answers HTTP at that URL, or raise --timeout.")
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+            .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            return CommandFailure(
+                kind: .tlsFailure, message: message, help: "For a plain-HTTP server use http://; otherwise check the host name and the server's certificate.")
+        case .networkConnectionLost, .badServerResponse, .zeroByteResource:
+            return CommandFailure(
+                kind: .connectionClosed, message: message, help: "Check that the port serves HTTP, and the scheme (http:// or https://).")
+        case .notConnectedToInternet, .cannotLoadFromNetwork, .internationalRoamingOff, .dataNotAllowed:
+            return CommandFailure(kind: .unreachable, message: message, help: "Check the address and this machine's network connection.")
+        case .badURL, .unsupportedURL:
+            return .invalidArgument(message, help: "Give http://HOST[:PORT][/PATH] or https://….")
+        default:
+            return CommandFailure(kind: .network, message: message, help: "Check the address and this machine's network connection.")
         }
     }
 
@@ -300,5 +339,11 @@ extension CommandFailure {
             kind: .addressInUse, message: message,
             help: "Stop the process that serves \(name) port \(port) (\(listing) 'sport = :\(port)' names it), or choose another port.")
     }
+}
+
+#if CLI
+extension CommandFailure {
+    /// ``status`` as ArgumentParser's exit code.
+    var exitCode: ExitCode { ExitCode(status) }
 }
 #endif

@@ -1,9 +1,7 @@
-#if CLI
-import ArgumentParser
 import Foundation
 import TimeSync
-import TimeSyncNTP
-import TimeSyncNTPServer
+#if CLI
+import ArgumentParser
 
 /// `timesync query URL`: measure one server's clock against this machine's, like `sntp` / `ntpdig`.
 struct Query: AsyncParsableCommand {
@@ -25,105 +23,42 @@ struct Query: AsyncParsableCommand {
             usage error).
             """)
 
-    @Argument(
-        help:
-            "The server: ntp://HOST[:PORT], nts://HOST[:PORT] (NTS-KE port, 4460 by default), roughtime://HOST:PORT?key=BASE64[&versions=…], http://HOST[:PORT][/PATH] or https://…"
-    )
+    @Argument(help: ArgumentHelp(QueryOptions.Help.url))
     var url: String
 
-    @Option(
-        parsing: .unconditional,
-        help: "How many samples to take (1-64). HTTP sends one more request first, to open the connection; with the Date header its response is one of the samples.")
-    var samples: Int = 4
+    @Option(parsing: .unconditional, help: ArgumentHelp(QueryOptions.Help.samples))
+    var samples: Int = QueryOptions.defaults.samples
 
-    @Option(
-        parsing: .unconditional,
-        help: "Seconds one exchange may take (more than 0, at most 60), whole: an NTP request and its reply; an HTTP connection, response head and body.")
-    var timeout: Double = 2
+    @Option(parsing: .unconditional, help: ArgumentHelp(QueryOptions.Help.timeout))
+    var timeout: Double = QueryOptions.defaults.timeout
 
-    @Flag(help: "NTP: use the addresses a host name resolves to even when they are loopback, private or link-local (by default only public ones; an IP literal or localhost is always used).")
+    @Flag(help: ArgumentHelp(QueryOptions.Help.allowLocalAddresses))
     var allowLocalAddresses = false
 
-    @Option(help: "NTS: a PEM file of certificate authorities to trust for the key-exchange server, beside the system's (repeatable).")
+    @Option(help: ArgumentHelp(QueryOptions.Help.caFile))
     var caFile: [String] = []
 
-    @Flag(help: "HTTP: use the Date header even when the server sends the precise header.")
+    @Flag(help: ArgumentHelp(QueryOptions.Help.dateOnly))
     var dateOnly = false
 
-    @Flag(help: "Print JSON: the report, or on failure {\"error\": …, \"errorType\": …, \"help\": …, \"url\": …} (exit status 1; 64 for a usage error).")
+    @Flag(help: ArgumentHelp(QueryOptions.Help.json))
     var json = false
 
+    var options: QueryOptions {
+        QueryOptions(
+            url: url, samples: samples, timeout: timeout, allowLocalAddresses: allowLocalAddresses, caFile: caFile, dateOnly: dateOnly,
+            json: json)
+    }
+
     func validate() throws {
-        guard (1...64).contains(samples) else {
-            throw ValidationError("--samples \(samples): give a number of samples from 1 to 64")
-        }
-        guard timeout.isFinite, timeout > 0, timeout <= 60 else {
-            throw ValidationError("--timeout \(timeout): give seconds, more than 0 and at most 60")
-        }
-        let scheme = url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        guard ["ntp", "nts", "roughtime", "http", "https"].contains(scheme), url.contains("://") else {
-            throw ValidationError("'\(url)' is not an ntp://, nts://, roughtime://, http:// or https:// URL")
-        }
-        if scheme == "roughtime" {
-            if dateOnly { throw ValidationError("--date-only applies to http(s) URLs, not to '\(url)'") }
-            do {
-                _ = try RoughtimeURL(url)
-            } catch {
-                throw ValidationError(RoughtimeURL.problem(error))
-            }
-        }
-        if scheme != "nts", !caFile.isEmpty { throw ValidationError("--ca-file applies to nts:// URLs, not to '\(url)'") }
-        for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
-            throw ValidationError("--ca-file '\(file)': no readable file there; give a PEM file of certificate authorities")
-        }
-        if scheme == "nts" {
-            if dateOnly { throw ValidationError("--date-only applies to http(s) URLs, not to '\(url)'") }
-            do {
-                _ = try NTSURL(url)
-            } catch {
-                throw ValidationError("\(error); give nts://HOST[:PORT], e.g. nts://time.cloudflare.com or nts://127.0.0.1:4460")
-            }
-        }
-        if scheme == "ntp" {
-            if dateOnly { throw ValidationError("--date-only applies to http(s) URLs, not to '\(url)'") }
-            do {
-                _ = try NTPServerAddress(validating: url)
-            } catch {
-                throw ValidationError("\(error); give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300")
-            }
-        }
+        if let problem = options.problem { throw ValidationError(problem) }
     }
 
     func run() async throws {
-        do {
-            if url.lowercased().hasPrefix("nts://") {
-                print(
-                    try await runNTSQuery(
-                        url: url, samples: samples, timeout: timeout, caFiles: caFile, allowLocalAddresses: allowLocalAddresses, json: json))
-            } else if url.lowercased().hasPrefix("roughtime://") {
-                print(try await runRoughtimeQuery(url: url, samples: samples, timeout: timeout, allowLocalAddresses: allowLocalAddresses, json: json))
-            } else if url.lowercased().hasPrefix("ntp://") {
-                print(try await runNTPQuery(url: url, samples: samples, timeout: timeout, allowLocalAddresses: allowLocalAddresses, json: json))
-            } else {
-                print(try await runHTTPQuery(url: url, samples: samples, dateOnly: dateOnly, timeout: timeout, json: json))
-            }
-        } catch let error where !(error is CancellationError) {
-            var failure = CommandFailure.from(error, server: Self.server(of: url))
-            failure.url = url
-            throw failure
-        }
-    }
-
-    /// `host:port` of the URL, for messages (the scheme's default port when it names none).
-    static func server(of url: String) -> String? {
-        if url.lowercased().hasPrefix("ntp://") { return (try? NTPServerAddress(validating: url))?.description }
-        if url.lowercased().hasPrefix("nts://") { return (try? NTSURL(url)).map { HostPort.format(host: $0.host, port: $0.port) } }
-        if url.lowercased().hasPrefix("roughtime://") { return (try? RoughtimeURL(url)).map { HostPort.format(host: $0.host, port: $0.port) } }
-        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else { return nil }
-        let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
-        return HostPort.format(host: host, port: port)
+        print(try await runQuery(options))
     }
 }
+#endif
 
 /// The JSON of `timesync query`, for every kind of server: the common fields first, then those only
 /// one protocol has (absent otherwise). Seconds as numbers.
@@ -194,4 +129,3 @@ func compactJSON(_ value: some Encodable) throws -> String {
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
-#endif

@@ -1,9 +1,6 @@
-#if CLI
 import Foundation
-import Logging
 import TimeSync
 import TimeSyncNTP
-import TimeSyncNTPServer
 
 /// Runs `timesync query ntp://HOST[:PORT]`, like `sntp`/`ntpdig`.
 ///
@@ -73,4 +70,3 @@ private func leapName(_ leap: NTPLeapIndicator) -> String {
     case .unsynchronized: "unsynchronized"
     }
 }
-#endif

@@ -8,9 +8,10 @@ import Foundation
 import TimeSyncSimulation
 
 /// `timesync` built without the package's `CLI` trait (what `swift run timesync demo` builds in a
-/// fresh clone): the offline commands, `demo` and `simulate`, on the core and the simulator alone,
-/// with their flags read here instead of by swift-argument-parser (which only the trait brings). The
-/// commands that need the servers, NTS, AsyncHTTPClient or argument parsing say how to build them.
+/// fresh clone): `demo` and `simulate` on the core and the simulator, `query` and `watch` on NTP over
+/// the system's sockets and HTTP over URLSession, with their flags read here instead of by
+/// swift-argument-parser (which only the trait brings). The commands that need the servers, NTS or
+/// Roughtime say how to build them.
 @main
 enum TimeSyncWithoutCLITrait {
     static func main() async {
@@ -54,9 +55,58 @@ enum TimeSyncWithoutCLITrait {
             } catch {
                 fail("\(error)", help: "Run it again without --json.")
             }
+        case "query":
+            var flags = Flags(command: "query", arguments)
+            if flags.wantsHelp { print(queryHelp); return }
+            var options = QueryOptions(url: "")
+            options.samples = flags.int("--samples") ?? options.samples
+            options.timeout = flags.double("--timeout") ?? options.timeout
+            options.allowLocalAddresses = flags.flag("--allow-local-addresses")
+            options.caFile = flags.strings("--ca-file")
+            options.dateOnly = flags.flag("--date-only")
+            options.json = flags.flag("--json")
+            let urls = flags.positionals()
+            flags.finish()
+            guard urls.count == 1, let url = urls.first else {
+                fail(usage: urls.isEmpty ? "query needs a server URL" : "query takes one server URL, not \(urls.count)", help: queryHelp)
+            }
+            options.url = url
+            if let problem = options.problem {
+                report(.invalidArgument(problem, help: "Run 'timesync query --help' for the flags and what they take."), json: options.json)
+            }
+            do {
+                print(try await runQuery(options))
+            } catch let failure as CommandFailure {
+                report(failure, json: options.json)
+            } catch {
+                report(CommandFailure.from(error), json: options.json)
+            }
+        case "watch":
+            var flags = Flags(command: "watch", arguments)
+            if flags.wantsHelp { print(watchHelp); return }
+            var options = WatchOptions(sources: [])
+            options.caFile = flags.strings("--ca-file")
+            options.duration = flags.double("--duration")
+            options.json = flags.flag("--json")
+            options.store = flags.string("--store")
+            options.targetError = flags.double("--target-error") ?? options.targetError
+            options.timeout = flags.double("--timeout") ?? options.timeout
+            options.interval = flags.double("--interval")
+            options.sources = flags.positionals()
+            flags.finish()
+            if let problem = options.problem {
+                report(.invalidArgument(problem, help: "Run 'timesync watch --help' for the flags and what they take."), json: options.json)
+            }
+            do {
+                if try await !runWatch(options) { exit(1) }
+            } catch let failure as CommandFailure {
+                report(failure, json: options.json)
+            } catch {
+                report(CommandFailure.from(error), json: options.json)
+            }
         case "-h", "--help", "help":
             print(overview)
-        case "query", "watch", "serve", "roughtime":
+        case "serve", "roughtime":
             fail(
                 usage: "'timesync \(command)' needs the package's CLI trait (its servers, NTS, AsyncHTTPClient and argument parsing); this build has none",
                 help: "Build and run it with the trait: swift run --traits CLI timesync \(command) --help")
@@ -68,10 +118,12 @@ enum TimeSyncWithoutCLITrait {
     static let overview = """
         USAGE: timesync <command> [flags]
 
-        Built without the package's CLI trait: the offline commands only.
+        Built without the package's CLI trait: the commands that need no server stack.
           demo        Watch a calibrated clock and a countdown stay right while the device clock is changed.
           simulate    Run every strategy on a simulated network with ground truth.
-        query, watch, serve and roughtime need the trait: swift run --traits CLI timesync <command> --help
+          query       Measure a server's clock: ntp:// or http(s):// (NTP on the system's sockets, HTTP on URLSession).
+          watch       Keep a clock synchronized to ntp:// and http(s):// sources; print each update.
+        serve, roughtime, and nts:// or roughtime:// sources need the trait: swift run --traits CLI timesync <command> --help
         """
 
     static let demoHelp = """
@@ -93,6 +145,41 @@ enum TimeSyncWithoutCLITrait {
           --json                \(SimulateOptions.Help.json)
           --series              \(SimulateOptions.Help.series)
         """
+
+    static let queryHelp = """
+        USAGE: timesync query <url> [--samples <samples>] [--timeout <seconds>] [--allow-local-addresses] [--date-only] [--json]
+
+          <url>                     \(QueryOptions.Help.url) (nts:// and roughtime:// need the CLI trait.)
+          --samples                 \(QueryOptions.Help.samples) Default \(QueryOptions.defaults.samples).
+          --timeout                 \(QueryOptions.Help.timeout) Default \(QueryOptions.defaults.timeout).
+          --allow-local-addresses   \(QueryOptions.Help.allowLocalAddresses)
+          --date-only               \(QueryOptions.Help.dateOnly)
+          --json                    \(QueryOptions.Help.json)
+
+        Prints one line, each value named: the server's time; "offset" (server − this machine's wall
+        clock, positive when the server is ahead) "±" its error bound; "server"; for NTP the "address"
+        that answered, the "stratum" and the "leap" indicator; for HTTP the "method" (header or date)
+        and the "requests" sent; the "samples" used and the lowest "delay".
+        """
+
+    static let watchHelp = """
+        USAGE: timesync watch <sources> ... [--duration <seconds>] [--json] [--store <file>] [--target-error <ms>] [--timeout <seconds>] [--interval <seconds>]
+
+          <sources>        \(WatchOptions.Help.sources) (nts:// and roughtime:// need the CLI trait.)
+          --duration       \(WatchOptions.Help.duration)
+          --json           \(WatchOptions.Help.json)
+          --store          \(WatchOptions.Help.store)
+          --target-error   \(WatchOptions.Help.targetError) Default \(WatchOptions.defaults.targetError).
+          --timeout        \(WatchOptions.Help.timeout) Default \(WatchOptions.defaults.timeout).
+          --interval       \(WatchOptions.Help.interval)
+        """
+
+    /// Reports a failure as the command built with the trait does (JSON on stdout under `--json`)
+    /// and exits with its status.
+    static func report(_ failure: CommandFailure, json: Bool) -> Never {
+        failure.report(json: json)
+        exit(failure.status)
+    }
 
     /// A usage error: its message and help on stderr, exit status 64.
     static func fail(usage message: String, help: String) -> Never {
@@ -144,6 +231,20 @@ struct Flags {
             }
         }
         return nil
+    }
+
+    /// Every value of a repeatable flag, removed from the arguments.
+    mutating func strings(_ name: String) -> [String] {
+        var values: [String] = []
+        while let value = string(name) { values.append(value) }
+        return values
+    }
+
+    /// The arguments that are not flags (call it after taking every flag), removed.
+    mutating func positionals() -> [String] {
+        let taken = remaining.filter { !$0.hasPrefix("-") }
+        remaining.removeAll { !$0.hasPrefix("-") }
+        return taken
     }
 
     /// Whether the bare flag `name` was given (removed from the arguments).

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -114,3 +115,4 @@ struct HTTPHostileInputTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import AsyncHTTPClient
 import NIOCore
 import Testing
@@ -39,3 +40,4 @@ struct HTTPTransportErrorTests {
         #expect(HTTPTransportError.classifying(CancellationError(), server: "a:1") == nil)
     }
 }
+#endif

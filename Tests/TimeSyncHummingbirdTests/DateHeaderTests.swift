@@ -1,3 +1,4 @@
+#if Hummingbird
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -54,3 +55,4 @@ struct DateHeaderTests {
         }
     }
 }
+#endif

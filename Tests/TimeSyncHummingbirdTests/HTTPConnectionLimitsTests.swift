@@ -1,3 +1,4 @@
+#if Hummingbird
 import NIOCore
 import Testing
 import TimeSyncHummingbird
@@ -144,3 +145,4 @@ struct HTTPConnectionLimitsTests {
         #expect(HTTPClientAddress(try SocketAddress(unixDomainSocketPath: "/tmp/x")) == nil)
     }
 }
+#endif

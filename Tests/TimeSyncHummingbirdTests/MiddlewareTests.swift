@@ -1,3 +1,4 @@
+#if Hummingbird
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -103,3 +104,4 @@ struct MiddlewareTests {
         }
     }
 }
+#endif

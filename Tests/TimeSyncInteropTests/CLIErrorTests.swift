@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Testing
 import TimeSync
@@ -196,3 +197,4 @@ struct CLIErrorTests {
         #expect(ntp.stdout.hasSuffix(" s\n"), "the delay's unit ends the line: \(ntp.stdout)")
     }
 }
+#endif

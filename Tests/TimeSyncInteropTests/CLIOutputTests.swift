@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Testing
 import TimeSync
@@ -75,3 +76,4 @@ struct CLIOutputTests {
         #expect(!log.contains("Server started and listening"), "Hummingbird's start line repeats ours:\n\(log)")
     }
 }
+#endif

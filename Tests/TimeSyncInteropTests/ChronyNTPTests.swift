@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import NIOCore
 import Testing
@@ -151,3 +152,4 @@ import TimeSyncNTPServer
         return Double(number)
     }
 }
+#endif

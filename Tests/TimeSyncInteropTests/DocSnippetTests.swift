@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Logging
 import Testing
@@ -144,3 +145,4 @@ struct DocSnippetTests {
         try await measure(server: server, shift: .zero, label: "go")
     }
 }
+#endif

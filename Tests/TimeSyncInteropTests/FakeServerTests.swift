@@ -1,3 +1,4 @@
+#if CLI
 import NIOCore
 import Testing
 import TimeSync
@@ -113,3 +114,4 @@ import TimeSyncNTPServer
         await fake.close()
     }
 }
+#endif

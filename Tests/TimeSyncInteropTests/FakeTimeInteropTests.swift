@@ -1,3 +1,4 @@
+#if CLI
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -224,3 +225,4 @@ struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -155,3 +156,4 @@ struct LocalAddressInteropTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Logging
 import NIOCore
@@ -197,3 +198,4 @@ struct HTTPConnectionLimitsInteropTests {
         return String(format: "%.2f–%.2f", low, high)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import AsyncHTTPClient
 import Foundation
 import Logging
@@ -153,3 +154,4 @@ final class StallingServer: Sendable {
         }
     }
 }
+#endif

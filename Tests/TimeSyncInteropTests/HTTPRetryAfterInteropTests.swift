@@ -1,3 +1,4 @@
+#if CLI
 import AsyncHTTPClient
 import Foundation
 #if canImport(FoundationNetworking)
@@ -97,3 +98,4 @@ struct HTTPRetryAfterInteropTests {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
@@ -153,3 +154,4 @@ struct LiveDateHeaderTests {
         }
     }
 }
+#endif

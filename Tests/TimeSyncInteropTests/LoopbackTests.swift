@@ -1,3 +1,4 @@
+#if CLI
 import AsyncHTTPClient
 import Hummingbird
 import HummingbirdTesting
@@ -102,4 +103,5 @@ struct URLSessionTests {
         }
     }
 }
+#endif
 #endif

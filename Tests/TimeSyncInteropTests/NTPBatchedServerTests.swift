@@ -1,3 +1,4 @@
+#if CLI
 import Logging
 import Metrics
 import NIOCore
@@ -88,3 +89,4 @@ import TimeSyncNTP
     }
     #endif
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import NIOCore
 import Foundation
 import Testing
@@ -123,3 +124,4 @@ private final class Counter: Sendable {
         }
     }
 }
+#endif

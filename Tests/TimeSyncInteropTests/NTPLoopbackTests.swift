@@ -1,3 +1,4 @@
+#if CLI
 import NIOCore
 import NIOPosix
 import Testing
@@ -154,3 +155,4 @@ import TimeSyncNTPServer
         }
     }
 }
+#endif

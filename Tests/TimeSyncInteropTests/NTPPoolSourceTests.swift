@@ -1,3 +1,4 @@
+#if CLI
 import NIOCore
 import Testing
 import TimeSync
@@ -172,3 +173,4 @@ import TimeSyncNTPServer
         #expect(NTPServerAddress.defaultPool.allSatisfy { $0.port == 123 })
     }
 }
+#endif

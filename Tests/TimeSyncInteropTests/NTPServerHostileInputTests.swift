@@ -1,3 +1,4 @@
+#if CLI
 import NIOCore
 import NIOPosix
 import Testing
@@ -132,3 +133,4 @@ final class UDPProbe: Sendable {
         channel.close(promise: nil)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import NIOCore
 import NIOPosix
@@ -210,3 +211,4 @@ func clientRequest() -> [UInt8] {
         #expect(result.stratum == 3 && result.samples.count == 4)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import NIOCore
 import NIOConcurrencyHelpers
@@ -416,3 +417,4 @@ final class TamperingRelay: Sendable {
         }
     }
 }
+#endif

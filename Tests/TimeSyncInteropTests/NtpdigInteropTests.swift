@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Testing
 import TimeSync
@@ -38,3 +39,4 @@ import TimeSyncTestSupport
         #expect(report["stratum"] as? Int == 3 && report["leap"] as? String == "no-leap", "\(line)")
     }
 }
+#endif

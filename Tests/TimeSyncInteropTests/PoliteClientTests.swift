@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Testing
 import TimeSync
@@ -46,3 +47,4 @@ import TimeSyncTestSupport
 }
 
 import NIOCore
+#endif

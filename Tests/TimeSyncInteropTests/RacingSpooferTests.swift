@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import NIOCore
 import Testing
@@ -101,3 +102,4 @@ import TimeSyncTestSupport
         for update in updates { if let offset = update["offset"] as? Double { #expect(abs(offset) < 1, "\(update)") } }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Testing
 import TimeSync
@@ -125,3 +126,4 @@ private func nts() throws {
         }
     }
 }
+#endif

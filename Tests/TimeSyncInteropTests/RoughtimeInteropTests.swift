@@ -1,3 +1,4 @@
+#if CLI
 import Crypto
 import Foundation
 import Testing
@@ -215,3 +216,4 @@ import TimeSyncTestSupport
         }
     }
 }
+#endif

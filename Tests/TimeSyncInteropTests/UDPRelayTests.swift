@@ -1,3 +1,4 @@
+#if CLI
 import NIOCore
 import NIOPosix
 import Testing
@@ -84,3 +85,4 @@ import TimeSyncNTPServer
         return count
     }
 }
+#endif

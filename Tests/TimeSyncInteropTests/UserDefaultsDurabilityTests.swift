@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Testing
 import TimeSync
@@ -52,3 +53,4 @@ struct UserDefaultsDurabilityTests {
         #expect(abs(offset - 42_000) <= 1_000, "restored offset \(offset) ms, saved 42000 ms")
     }
 }
+#endif

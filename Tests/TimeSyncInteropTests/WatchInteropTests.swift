@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Testing
 import TimeSync
@@ -220,3 +221,4 @@ import TimeSyncTestSupport
         }
     }
 }
+#endif

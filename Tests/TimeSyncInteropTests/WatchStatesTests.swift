@@ -1,3 +1,4 @@
+#if CLI
 import Foundation
 import Testing
 import TimeSync
@@ -99,3 +100,4 @@ import TimeSyncTestSupport
         #expect(result.stderr.contains("the store cannot be written"), "\(result.stderr)")
     }
 }
+#endif

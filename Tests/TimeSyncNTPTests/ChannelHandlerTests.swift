@@ -1,3 +1,4 @@
+#if NTPServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -90,3 +91,4 @@ import TimeSyncNTP
 private struct FixedKernelClock: KernelClock {
     func clockState() -> NTPClockState? { .unknown }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CLI
 import Testing
 import TimeSync
 import TimeSyncTestSupport
@@ -133,3 +134,4 @@ import TimeSyncNTPServer
         #endif
     }
 }
+#endif

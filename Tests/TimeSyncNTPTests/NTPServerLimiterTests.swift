@@ -1,3 +1,4 @@
+#if NTPServer
 import Testing
 import TimeSync
 @testable import TimeSyncNTPServer
@@ -46,3 +47,4 @@ import TimeSync
         #expect((0..<1_000).allSatisfy { _ in limiter.decide(key, at: Self.start) == .admit })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if NTS
 import Foundation
 import NIOCore
 import Testing
@@ -99,3 +100,4 @@ import TimeSyncFixtures
         #expect(TLSExporter.exporterSecret(inKeyLogLine: ByteBuffer(string: "EXPORTER_SECRET 00 zz")) == nil)
     }
 }
+#endif

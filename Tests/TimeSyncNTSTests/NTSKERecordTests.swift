@@ -1,3 +1,4 @@
+#if NTS
 import Testing
 import TimeSync
 @testable import TimeSyncNTS
@@ -75,3 +76,4 @@ import TimeSync
         #expect(throws: NTSKEError.malformedMessage) { try NTSKERequest(records: decode([.nextProtocol([0]), .newCookie(cookie)])) }
     }
 }
+#endif

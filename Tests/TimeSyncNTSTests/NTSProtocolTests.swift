@@ -1,3 +1,4 @@
+#if NTS
 import Foundation
 import Testing
 import TimeSync
@@ -218,3 +219,4 @@ enum NTSServerRequestFake {
         return packet
     }
 }
+#endif

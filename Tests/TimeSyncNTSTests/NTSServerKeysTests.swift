@@ -1,3 +1,4 @@
+#if NTS
 import Foundation
 import Testing
 import TimeSync
@@ -106,3 +107,4 @@ import TimeSyncTesting
         #expect(reader.openCookie(writer.makeCookie(clientToServer: c2s, serverToClient: s2c)) != nil, "and the keys held still work")
     }
 }
+#endif

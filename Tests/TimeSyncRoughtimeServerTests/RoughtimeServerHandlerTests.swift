@@ -1,3 +1,4 @@
+#if RoughtimeServer
 import Crypto
 import Logging
 import NIOCore
@@ -146,3 +147,4 @@ import TimeSyncTesting
         _ = try channel.finish()
     }
 }
+#endif

@@ -21,8 +21,7 @@ import TimeSyncFixtures
         let files = try #require(FileManager.default.enumerator(atPath: root)).compactMap { $0 as? String }
             .filter { name in
                 var directory: ObjCBool = false
-                FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &directory)
-                return !directory.boolValue
+                return FileManager.default.fileExists(atPath: root + "/" + name, isDirectory: &directory) && !directory.boolValue
             }
         #expect(Set(files).subtracting(["SHA256SUMS", "README.md"]) == Set(sums.map(\.path)))
     }
