@@ -25,6 +25,12 @@ import TimeSync
 /// hosts that read the same directory (``Role/reader``, through a shared or synchronized folder) open
 /// the cookies it issues. A reader reloads the file when a cookie names a key it does not know (at most
 /// once a second); a file that does not parse changes nothing.
+///
+/// **Ownership.** Whoever can plant or swap the key file can forge authenticated replies, so the file
+/// is used only when this process's user alone controls it, as OpenSSH's `StrictModes` checks a key:
+/// a regular file (not a symbolic link), owned by this process's user, mode 0600 (nothing for group
+/// or others), in a directory owned by that user or root that neither group nor others can write.
+/// Anything else is an ``NTSKeyFileError`` that says what to fix, and the server does not start.
 public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
     /// Whether this server makes the keys or takes them from the directory.
     public enum Role: Sendable, Hashable {
@@ -92,6 +98,13 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
     public init(configuration: Configuration = Configuration(), timeBase: any TimeBase = SystemTimeBase()) throws {
         self.configuration = configuration
         self.timeBase = timeBase
+        if let directory = configuration.directory {
+            do {
+                try OwnerOnlyFile.checkDirectory(directory)
+            } catch {
+                throw NTSKeyFileError("\(error)")
+            }
+        }
         if configuration.role == .reader {
             guard configuration.directory != nil else { throw NTSKeyFileError("a reader needs the directory the key-exchange server writes") }
             let keys = try load()
@@ -201,14 +214,28 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
         return true
     }
 
+    /// The keys in the file. The file is trusted only when this process's user alone controls it
+    /// (``OwnerOnlyFile``): anyone who could plant or swap it could forge authenticated replies.
     private func load() throws -> [MasterKey] {
         guard let path else { return [] }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            if configuration.role == .writer && !FileManager.default.fileExists(atPath: path) { return [] }
-            throw NTSKeyFileError("\(path): cannot be read")
+        let bytes: [UInt8]?
+        do {
+            bytes = try OwnerOnlyFile.contents(of: path, limit: Self.maximumFileSize + 1)
+        } catch {
+            throw NTSKeyFileError("\(error)")
         }
-        return try Self.parse(String(decoding: data, as: UTF8.self), path: path)
+        guard let bytes else {
+            if configuration.role == .writer { return [] }
+            throw NTSKeyFileError("\(path): no such file; start the key-exchange server (the writer) first")
+        }
+        guard bytes.count <= Self.maximumFileSize else {
+            throw NTSKeyFileError("\(path): larger than \(Self.maximumFileSize) bytes, not a TimeSync NTS key file")
+        }
+        return try Self.parse(String(decoding: bytes, as: UTF8.self), path: path)
     }
+
+    /// The largest key file read: far more than any number of keys a writer keeps.
+    static let maximumFileSize = 1 << 16
 
     /// The file's text: a header line, then one key a line (identifier, creation in Unix seconds, key),
     /// oldest first.
@@ -251,9 +278,12 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
 
     private static func write(_ keys: [MasterKey], to path: String) throws {
         let temporary = path + ".tmp"
-        let data = Data(format(keys).utf8)
-        guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw NTSKeyFileError("\(temporary): cannot be written")
+        // Created afresh, 0600, never through a link planted at the temporary name.
+        if unlink(temporary) != 0, errno != ENOENT {
+            throw NTSKeyFileError("\(temporary): cannot be removed: \(OwnerOnlyFile.systemError(errno))")
+        }
+        if let failure = OwnerOnlyFile.create(temporary, bytes: Array(format(keys).utf8)) {
+            throw NTSKeyFileError("\(temporary): cannot be written: \(OwnerOnlyFile.systemError(failure))")
         }
         // rename(2) replaces the file at once: a reader sees the old keys or the new, never half a file.
         guard rename(temporary, path) == 0 else {

@@ -107,6 +107,14 @@ struct WatchOptions: Sendable {
         for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
             return "--ca-file '\(file)': no readable file there; give a PEM file of certificate authorities"
         }
+        if let store {
+            // Only a store (or nothing, or an empty file) is ever replaced.
+            do {
+                try FileCalibrationStore(url: URL(fileURLWithPath: store)).validate()
+            } catch {
+                return "--store: \(error)"
+            }
+        }
         return nil
     }
 

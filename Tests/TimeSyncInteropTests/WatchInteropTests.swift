@@ -143,12 +143,41 @@ import TimeSyncTestSupport
         print("watch offline restart: \(first.status) restored \(first.restored ?? false) offset \(first.offset ?? .nan) ± \(first.error ?? .nan)")
         #expect(first.restored == true && first.status == "synchronized")
         #expect(abs(try #require(first.offset)) < 0.005)
-        // A corrupt store is ignored with a warning on stderr, and the watch still runs.
-        try Data("{not json".utf8).write(to: URL(fileURLWithPath: store))
+        // A store edited by hand is ignored with a warning on stderr, and the watch still runs.
+        var edited = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: store))) as? [String: Any])
+        edited["tag"] = Data(repeating: 0, count: 32).base64EncodedString()
+        try JSONSerialization.data(withJSONObject: edited).write(to: URL(fileURLWithPath: store))
         let corrupt = try await Self.watch(fleet.urls + ["--duration", "1", "--timeout", "0.3", "--store", store])
         #expect(corrupt.status == 1)
         #expect(corrupt.stderr.contains("stored calibration ignored"), "\(corrupt.stderr)")
         #expect(corrupt.updates.isEmpty || corrupt.updates.allSatisfy { $0.restored != true })
+    }
+
+    /// `--store` at a file that is not a store (a mistyped path), a FIFO, a directory or a symbolic
+    /// link: a usage error at once, naming the path and why, and the thing at the path is left as it
+    /// was (a FIFO does not hang the command).
+    @Test func aStorePathThatIsNotAStoreIsRefusedAndLeftAsItIs() async throws {
+        let binary = try #require(Interop.timesyncBinary(), "build the timesync executable first")
+        let directory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let notes = "\(directory)/notes.txt"
+        let text = Data(String(repeating: "my notes\n", count: 65_000).utf8)
+        try text.write(to: URL(fileURLWithPath: notes))
+        let fifo = "\(directory)/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let link = "\(directory)/link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: notes)
+        for (path, says) in [
+            (notes, "is a file of \(text.count) bytes that is not a TimeSync calibration store"), (fifo, "is a FIFO"),
+            (directory, "is a directory"), (link, "is a symbolic link"),
+        ] {
+            let run = try await ChildProcess.run(
+                binary, ["watch", "ntp://127.0.0.1:9", "--duration", "2", "--store", path], timeout: .seconds(20))
+            #expect(run.status == 64, "\(path): \(run)")
+            #expect(run.stderr.contains("--store: \(path) \(says)"), "\(path): \(run.stderr)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: notes)) == text)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == notes)
     }
 
     /// A store as a forger writes it, in the format stores had before they were sealed: `sources`

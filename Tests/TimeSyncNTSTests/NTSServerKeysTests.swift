@@ -1,5 +1,8 @@
 #if NTS
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import TimeSync
 import TimeSyncTesting
@@ -12,8 +15,57 @@ import TimeSyncTesting
 
     func directory() throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("nts-keys-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return path
+    }
+
+    /// Writes a key file as its owner keeps it: mode 0600.
+    func writePrivately(_ text: String, to file: String) throws {
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+    }
+
+    /// The error for the directory's key file, read by a reader and by a writer (neither trusts it).
+    func refusals(_ path: String) -> [String] {
+        [NTSServerKeys.Role.reader, .writer].compactMap { role in
+            do {
+                _ = try NTSServerKeys(configuration: .init(directory: path, role: role), timeBase: ManualTimeBase())
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+
+    /// Whoever can plant or swap the key file could forge authenticated replies: a key file others
+    /// can read or write, a symbolic link, or a directory others can write is refused, and no server
+    /// starts on it.
+    @Test func aKeyFileOnlyItsOwnerControlsIsTheOnlyOneUsed() throws {
+        let path = try directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try NTSServerKeys(configuration: .init(directory: path), timeBase: ManualTimeBase())
+        let file = path + "/ntskeys"
+        #expect(refusals(path).isEmpty, "the writer's own file is used")
+        #expect(chmod(file, 0o666) == 0)
+        #expect(refusals(path).count == 2 && refusals(path).allSatisfy { $0.contains("is open to other users (mode 666)") }, "\(refusals(path))")
+        #expect(chmod(file, 0o600) == 0)
+        #expect(chmod(path, 0o777) == 0)
+        #expect(refusals(path).count == 2 && refusals(path).allSatisfy { $0.contains("is writable by other users (mode 777)") }, "\(refusals(path))")
+        #expect(chmod(path, 0o700) == 0)
+        let elsewhere = try directory()
+        defer { try? FileManager.default.removeItem(atPath: elsewhere) }
+        #expect(rename(file, elsewhere + "/ntskeys") == 0)
+        try FileManager.default.createSymbolicLink(atPath: file, withDestinationPath: elsewhere + "/ntskeys")
+        #expect(refusals(path).count == 2 && refusals(path).allSatisfy { $0.contains("symbolic link") }, "\(refusals(path))")
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "only root can give a file to another user"))
+    func aKeyFileAnotherUserOwnsIsRefused() throws {
+        let path = try directory()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try NTSServerKeys(configuration: .init(directory: path), timeBase: ManualTimeBase())
+        #expect(chown(path + "/ntskeys", 65534, 65534) == 0)
+        #expect(refusals(path).count == 2 && refusals(path).allSatisfy { $0.contains("belongs to user 65534") }, "\(refusals(path))")
     }
 
     @Test func aCookieOpensToItsKeysAndNothingElseOpens() throws {
@@ -89,13 +141,18 @@ import TimeSyncTesting
             good + good.split(separator: "\n").last! + "\n",
             "",
         ] {
-            try bad.write(toFile: file, atomically: true, encoding: .utf8)
-            #expect(throws: NTSKeyFileError.self) { try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase) }
+            try writePrivately(bad, to: file)
+            do {
+                _ = try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase)
+                Issue.record("accepted: \(bad)")
+            } catch let error as NTSKeyFileError {
+                #expect(!error.description.contains("other users"), "refused for its contents, not its mode: \(error)")
+            }
         }
         // Nor does a writer replace a file it cannot read: it refuses to start.
         #expect(throws: NTSKeyFileError.self) { try NTSServerKeys(configuration: .init(directory: path), timeBase: timeBase) }
         do {
-            try (good + "0000000g 1 00\n").write(toFile: file, atomically: true, encoding: .utf8)
+            try writePrivately(good + "0000000g 1 00\n", to: file)
             _ = try NTSServerKeys(configuration: .init(directory: path, role: .reader), timeBase: timeBase)
             Issue.record("a malformed line was accepted")
         } catch let error as NTSKeyFileError {

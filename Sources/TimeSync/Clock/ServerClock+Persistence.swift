@@ -25,7 +25,8 @@ extension ServerClock {
 
     /// The store's writer, and its key when the provider gives it now; `nil` with a warning when
     /// this system cannot tell boot sessions apart (a saved calibration could not be told from one of
-    /// an earlier boot).
+    /// an earlier boot) or the store refuses to be used (``CalibrationStore/validate()``: a
+    /// ``FileCalibrationStore`` at the path of a file that is not a store).
     ///
     /// When the provider refuses now (a Keychain before the device's first unlock), the store is not
     /// restored, with a warning, and each later write asks for the key again.
@@ -35,6 +36,14 @@ extension ServerClock {
     ) -> (store: any CalibrationStore, key: [UInt8]?, persistence: ClockPersistence)? {
         guard timeBase.bootSessionID != nil else {
             let reason = "this system gives no boot session identifier, so a saved calibration could not be told from one of an earlier boot: calibrations are neither restored nor saved"
+            onWarning?("TimeSync: stored calibration ignored: \(reason)")
+            events.emit(.storeIgnored(reason: reason))
+            return nil
+        }
+        do {
+            try store.validate()
+        } catch {
+            let reason = "the store cannot be used (\(error)): calibrations are neither restored nor saved"
             onWarning?("TimeSync: stored calibration ignored: \(reason)")
             events.emit(.storeIgnored(reason: reason))
             return nil

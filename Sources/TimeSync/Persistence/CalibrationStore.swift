@@ -12,10 +12,18 @@ import Foundation
 /// }
 /// ```
 public protocol CalibrationStore: Sendable {
+    /// Checks, when a clock opens the store, that it may be read and written; a store that throws
+    /// is neither (the clock reports ``ServerClockEvent/storeIgnored(reason:)`` with the error). The
+    /// default accepts.
+    func validate() throws
     /// The stored bytes, or `nil` when nothing is stored.
     func load() throws -> Data?
     /// Replaces the stored bytes.
     func save(_ data: Data) throws
     /// Removes what is stored.
     func remove() throws
+}
+
+extension CalibrationStore {
+    public func validate() throws {}
 }

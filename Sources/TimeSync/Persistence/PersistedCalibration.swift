@@ -80,6 +80,15 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         try SealedCalibration.open(data, key: key)
     }
 
+    /// Whether bytes are a TimeSync calibration store, of any format version and under any key: the
+    /// sealed form (`"format": "timesync-calibration"`), or the unsealed JSON of format version 1
+    /// (`version`, `bootSessionID`, `samples`). A store file is replaced only when it holds one.
+    static func isStoreFile(_ data: Data) -> Bool {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return false }
+        if object["format"] as? String == SealedCalibration.formatName { return true }
+        return object["version"] is NSNumber && object["bootSessionID"] is String && object["samples"] is [Any]
+    }
+
     /// What reading a store gave.
     enum RestoreOutcome {
         case none

@@ -15,10 +15,12 @@ import Darwin
 /// Linux, where there is no Keychain, and on macOS for a process the data protection Keychain refuses.
 ///
 /// Keep it in a different directory from the store: whoever can write the store but not read this
-/// file cannot forge a store. The key is created on first use with 32 random bytes. A key file is
-/// used only when it is a regular file (not a symbolic link, a FIFO or a device), owned by this
-/// process's user and readable by nobody else, and holds at least 32 bytes; anything else is refused
-/// with a ``CalibrationKeyError`` that says what to fix, rather than trusted.
+/// file cannot forge a store. The key is created on first use with 32 random bytes (the file 0600,
+/// its directory 0700). A key file is used only when this process's user alone controls it, as
+/// OpenSSH's `StrictModes` checks a key: a regular file (not a symbolic link, a FIFO or a device),
+/// owned by this process's user, mode 0600, holding at least 32 bytes, in a directory owned by that
+/// user or root that neither group nor others can write. Anything else is refused with a
+/// ``CalibrationKeyError`` that says what to fix, rather than trusted.
 public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
     /// The key file.
     public let url: URL
@@ -59,72 +61,34 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
         } catch {
             throw CalibrationKeyError("cannot create \(directory.path): \(error.localizedDescription)")
         }
-        // Create exclusively: two processes starting at once end up with the same key.
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            if errno == EEXIST, let existing = try existingKey() { return existing }
-            throw CalibrationKeyError("cannot create \(url.path): \(Self.systemError(errno))")
+        do {
+            try OwnerOnlyFile.checkDirectory(directory.path)
+        } catch {
+            throw CalibrationKeyError(error.description)
         }
+        // Create exclusively: two processes starting at once end up with the same key.
         let key = Self.randomKey()
-        let written = key.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor)
-        close(descriptor)
-        guard written == key.count, synced == 0 else {
-            try? FileManager.default.removeItem(at: url)
-            throw CalibrationKeyError("cannot write \(url.path)")
+        if let failure = OwnerOnlyFile.create(url.path, bytes: key) {
+            if failure == EEXIST, let existing = try existingKey() { return existing }
+            throw CalibrationKeyError("cannot create \(url.path): \(OwnerOnlyFile.systemError(failure))")
         }
         return key
     }
 
-    /// The key in the file, `nil` when there is no file.
-    ///
-    /// The file is opened without following a symbolic link and without blocking (a FIFO planted at
-    /// the path cannot hang the caller), then checked on the open descriptor, so what is checked is
-    /// what is read.
+    /// The key in the file, `nil` when there is no file; refused unless this process's user alone
+    /// controls the file and its directory (``OwnerOnlyFile``).
     private func existingKey() throws -> [UInt8]? {
-        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let error = errno
-            if error == ENOENT { return nil }
-            if error == ELOOP {
-                throw CalibrationKeyError("\(url.path) is a symbolic link; the key must be a regular file of its own (remove the link)")
-            }
-            throw CalibrationKeyError("cannot read \(url.path): \(Self.systemError(error))")
+        let bytes: [UInt8]?
+        do {
+            bytes = try OwnerOnlyFile.contents(of: url.path, limit: 4096)
+        } catch {
+            throw CalibrationKeyError(error.description)
         }
-        defer { close(descriptor) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            throw CalibrationKeyError("cannot read \(url.path): \(Self.systemError(errno))")
+        guard let bytes else { return nil }
+        guard bytes.count >= Self.minimumKeyLength else {
+            throw CalibrationKeyError("\(url.path) holds \(bytes.count) bytes, fewer than \(Self.minimumKeyLength)")
         }
-        guard status.st_mode & mode_t(S_IFMT) == mode_t(S_IFREG) else {
-            throw CalibrationKeyError("\(url.path) is not a regular file; remove it and a new key is made")
-        }
-        guard status.st_uid == geteuid() else {
-            throw CalibrationKeyError(
-                "\(url.path) belongs to user \(status.st_uid), not to this process's user \(geteuid()): a key another user planted is not trusted")
-        }
-        guard status.st_mode & 0o077 == 0 else {
-            throw CalibrationKeyError("\(url.path) is readable by other users (mode \(String(status.st_mode & 0o777, radix: 8))); make it 0600")
-        }
-        var bytes = [UInt8](repeating: 0, count: 4096)
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                read(descriptor, buffer.baseAddress! + count, buffer.count - count)
-            }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw CalibrationKeyError("cannot read \(url.path): \(Self.systemError(errno))") }
-            if got == 0 { break }
-            count += got
-        }
-        guard count >= Self.minimumKeyLength else {
-            throw CalibrationKeyError("\(url.path) holds \(count) bytes, fewer than \(Self.minimumKeyLength)")
-        }
-        return Array(bytes.prefix(count))
-    }
-
-    private static func systemError(_ code: Int32) -> String {
-        String(cString: strerror(code))
+        return bytes
     }
 }
 #endif

@@ -9,7 +9,7 @@ import TimeSyncTesting
 
 /// Where the store's key comes from: a provider that refuses at launch (a Keychain before the
 /// device's first unlock) is asked again at each write, and a key file is trusted only when it is a
-/// regular file of this user's that nobody else can read.
+/// regular file of this user's that nobody else can read, in a directory nobody else can write.
 @Suite struct CalibrationKeyTests {
     /// Refuses the first `refusals` reads, as a locked Keychain does, then gives the key.
     final class LockedUntilFirstUnlock: CalibrationKeyProvider {
@@ -106,7 +106,7 @@ import TimeSyncTesting
     @Test func aFileOthersCanReadIsRefused() throws {
         _ = try FileCalibrationKeyProvider(url: keyURL).key()
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyURL.path)
-        #expect(refusal()?.contains("readable by other users") == true, "\(refusal() ?? "accepted")")
+        #expect(refusal()?.contains("is open to other users (mode 644); make it 0600") == true, "\(refusal() ?? "accepted")")
     }
 
     @Test func aShortKeyIsRefused() throws {
@@ -119,5 +119,39 @@ import TimeSyncTesting
         _ = try FileCalibrationKeyProvider(url: keyURL).key()
         #expect(chown(keyURL.path, 65534, 65534) == 0)
         #expect(refusal()?.contains("belongs to user 65534") == true, "\(refusal() ?? "accepted")")
+    }
+
+    @Test func aKeyInADirectoryOthersCanWriteIsRefused() throws {
+        _ = try FileCalibrationKeyProvider(url: keyURL).key()
+        #expect(chmod(directory.path, 0o777) == 0)
+        #expect(refusal()?.contains("is writable by other users (mode 777)") == true, "\(refusal() ?? "accepted")")
+        #expect(chmod(directory.path, 0o720) == 0)
+        #expect(refusal()?.contains("is writable by other users (mode 720)") == true, "group-writable: \(refusal() ?? "accepted")")
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "only root can give a directory to another user"))
+    func aKeyInADirectoryAnotherUserOwnsIsRefused() throws {
+        _ = try FileCalibrationKeyProvider(url: keyURL).key()
+        #expect(chown(directory.path, 65534, 65534) == 0)
+        #expect(refusal()?.contains("belongs to user 65534, neither this process's user") == true, "\(refusal() ?? "accepted")")
+    }
+
+    /// Whoever can write the key's directory could plant a key and a store sealed with it, a day
+    /// ahead: the store is not restored, and the clock says why.
+    @Test func aStoreSealedWithAKeyPlantedInAnOpenDirectoryIsNotRestored() throws {
+        #expect(chmod(directory.path, 0o777) == 0)
+        let planted = [UInt8](repeating: 7, count: 32)
+        #expect(FileManager.default.createFile(atPath: keyURL.path, contents: Data(planted), attributes: [.posixPermissions: 0o600]))
+        let base = ManualTimeBase()
+        let store = MemoryCalibrationStore()
+        let forger = ServerClock(timeBase: base, store: store, keyProvider: FixedCalibrationKey(planted))
+        forger.calibrate(with: try Fixture.exchange(offset: 86_400_000_000_000, at: base.monotonicNow()))
+        try forger.flush()
+        base.advance(by: .seconds(1))
+        let warnings = Locked<[String]>([])
+        let clock = ServerClock(
+            timeBase: base, store: store, keyProvider: FileCalibrationKeyProvider(url: keyURL), onWarning: { text in warnings.withLock { $0.append(text) } })
+        #expect(!clock.isSynchronized)
+        #expect(warnings.withLock { $0 }.contains { $0.contains("writable by other users") }, "\(warnings.withLock { $0 })")
     }
 }

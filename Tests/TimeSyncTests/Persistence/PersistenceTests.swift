@@ -65,9 +65,24 @@ final class Warnings: Sendable {
         #expect(warnings.all.first?.contains("another boot session") == true)
     }
 
+    /// A file that is not a store (a mistyped path) is refused when the clock opens it: a warning
+    /// naming the path, and the file is never replaced, however long the clock runs.
+    @Test(arguments: ["not json at all", "{\"version\": 1}", "notes\n"])
+    func aFileThatIsNotAStoreIsNeverReplaced(content: String) throws {
+        try Data(content.utf8).write(to: store.url)
+        let base = ManualTimeBase()
+        let warnings = Warnings()
+        let clock = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        #expect(!clock.isSynchronized)
+        #expect(warnings.all.count == 1)
+        #expect(warnings.all.first?.contains("\(store.url.path) is a file of \(content.utf8.count) bytes that is not a TimeSync calibration store") == true, "\(warnings.all)")
+        clock.calibrate(with: try Fixture.exchange(offset: 0, at: base.monotonicNow()))
+        #expect(clock.isSynchronized)
+        try clock.flush()
+        #expect(try Data(contentsOf: store.url) == Data(content.utf8))
+    }
+
     @Test(arguments: [
-        "not json at all",
-        "{\"version\": 1}",
         "{\"version\": 99, \"bootSessionID\": \"manual-boot-1\", \"savedAt\": {\"nanoseconds\": 0}, \"strategy\": \"default\", \"samples\": []}",
         // lower > upper: an impossible interval is rejected, not trusted.
         """

@@ -196,8 +196,9 @@ import TimeSyncTesting
         #expect(warnings.all.first?.contains("corrupt: ") == true, "\(warnings.all)")
     }
 
-    /// A file over the size limit is not read whole, and ignored.
-    @Test func anOversizeFileIsNotReadWhole() throws {
+    /// A file over the size limit is not read at all: no store is that large, so it is refused as a
+    /// file that is not one, and left as it is.
+    @Test func anOversizeFileIsNotRead() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("timesync-oversize-\(UUID())")
         defer { try? FileManager.default.removeItem(at: directory) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -208,12 +209,13 @@ import TimeSyncTesting
         data.append(Data(repeating: UInt8(ascii: " "), count: 4 << 20))
         try data.write(to: url)
         let store = FileCalibrationStore(url: url)
-        #expect(try store.load()?.count == PersistedCalibration.maximumSize + 1)
+        #expect(throws: FileCalibrationStoreError(path: url.path, reason: .notAStore(size: Int64(data.count)))) { try store.load() }
         let warnings = WarningLog()
         let clock = ServerClock(timeBase: base, store: store, keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
         #expect(warnings.all.count == 1)
-        #expect(warnings.all.first?.contains("\(PersistedCalibration.maximumSize)") == true, "\(warnings.all)")
+        #expect(warnings.all.first?.contains("\(data.count) bytes that is not a TimeSync calibration store") == true, "\(warnings.all)")
+        #expect(try Data(contentsOf: url) == data)
     }
 
     @Test func tooManySamplesAreIgnored() throws {
