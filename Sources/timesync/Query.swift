@@ -16,8 +16,9 @@ struct Query: AsyncParsableCommand {
             then authenticated NTP exchanges with the NTP server it names; its line adds "authenticated \
             nts", the "key exchange"'s duration and any replies "dropped" as unauthenticated. Roughtime \
             (roughtime://, RFC 10049) verifies every reply under the pinned key and intersects the signed \
-            intervals, each widened by its round trip; its line adds the "version", the "radius" and \
-            "authenticated signed". --json prints the same as one JSON object. HTTP \
+            intervals, each widened by its round trip; its line adds the "version", the "radius", \
+            "authenticated signed" and, when replies were lost, "lost N of M requests" (a lost request is \
+            sent again; the query fails only when no reply verifies). --json prints the same as one JSON object. HTTP \
             servers are measured with the precise TimeSync header when they send it, else with their \
             Date header. On failure: the error and what to do on stderr, exit status 1 (64 for a \
             usage error).
@@ -92,6 +93,8 @@ struct QueryReport: Encodable {
     var version: String?
     /// Roughtime: the signed radius, seconds.
     var radius: Double?
+    /// Roughtime: requests whose reply never came (the query retries them within its deadline).
+    var lost: Int?
     /// NTS: how long the key exchange took, seconds.
     var keyExchange: Double?
     /// NTS: datagrams dropped (altered, forged, unauthenticated, stray), by reason.

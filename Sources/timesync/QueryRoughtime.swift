@@ -4,10 +4,12 @@ import TimeSync
 import TimeSyncNTP
 
 /// Runs `timesync query roughtime://HOST:PORT?key=BASE64`: `samples` exchanges, each reply verified
-/// under the pinned key; the signed intervals, each widened by its round trip, are intersected.
+/// under the pinned key; the signed intervals, each widened by its round trip, are intersected. A lost
+/// request is sent again (up to twice `samples` requests, within the time `samples` exchanges may
+/// take); the query fails only when no reply verified, and says how many were lost.
 /// - Returns: One line, each value named (the server's time, the offset of this machine's wall clock
 ///   ± the error, the server, the address that answered, the version, the radius, the samples, the
-///   lowest delay, `authenticated signed`) or the JSON object.
+///   lowest delay, `authenticated signed`, and `lost N of M requests` when some were) or the JSON object.
 /// - Throws: `RoughtimeError` (timeout, the last refusal named), ``NTPClientError`` (resolution,
 ///   socket), ``CommandFailure`` (`noMajority`) when the server's own signed intervals contradict
 ///   each other.
@@ -17,10 +19,32 @@ func runRoughtimeQuery(url: String, samples: Int, timeout: Double, allowLocalAdd
     let client = RoughtimeClient(
         host: server.host, port: server.port, publicKey: server.publicKey, versions: server.versions, timeBase: timeBase,
         addressPolicy: allowLocalAddresses ? .allowingLocal : .publicOnly)
+    // Lost datagrams do not fail the query: it sends up to twice `samples` requests, one at a time,
+    // within one deadline (what `samples` exchanges may take), and fails only when no reply verified.
+    // A reply that does not verify still fails it at once: the path or the server lies.
+    let wanted = max(1, samples)
+    let deadline = timeBase.monotonicNow().advanced(by: .seconds(double: timeout * Double(wanted)))
     var exchanges: [RoughtimeClient.Exchange] = []
-    for index in 0..<max(1, samples) {
-        if index > 0 { try await Task.sleep(for: .milliseconds(250)) }
-        exchanges.append(try await roughtimeExchange(client, server: server, timeout: timeout))
+    var attempts = 0
+    var lastLoss: RoughtimeError?
+    while exchanges.count < wanted, attempts < 2 * wanted {
+        let remaining = timeBase.monotonicNow().duration(to: deadline)
+        guard remaining > .milliseconds(10) else { break }
+        if attempts > 0 { try await Task.sleep(for: min(.milliseconds(250), remaining / 2)) }
+        attempts += 1
+        do {
+            exchanges.append(
+                try await roughtimeExchange(
+                    client, server: server, timeout: min(timeout, timeBase.monotonicNow().duration(to: deadline).secondsValue)))
+        } catch let error as RoughtimeError where error == .timeout {
+            lastLoss = error
+        }
+    }
+    let lost = attempts - exchanges.count
+    guard !exchanges.isEmpty else {
+        throw RoughtimeError(
+            .timeout,
+            "no reply from \(server.description) verified: \(lost) of \(attempts) requests lost\(lastLoss.map { $0.detail.isEmpty ? "" : " (last: \($0.detail))" } ?? "")")
     }
     let collected = try exchanges.map { try $0.sample(source: server.description) }
     // Every interval is signed by the same key: the truth lies in all of them, or the server lied.
@@ -52,6 +76,7 @@ func runRoughtimeQuery(url: String, samples: Int, timeout: Double, allowLocalAdd
         report.authenticated = true
         report.version = "\(last.response.version)"
         report.radius = last.response.radius.secondsValue
+        report.lost = lost
         return try compactJSON(report)
     }
     let serverTime = UnixTime(nanoseconds: wall.nanoseconds.saturatingAdd(offset))
@@ -61,7 +86,7 @@ func runRoughtimeQuery(url: String, samples: Int, timeout: Double, allowLocalAdd
             ("server", server.description), ("address", "\(last.address)"), ("version", "\(last.response.version)"),
             ("radius", last.response.radius.readable), ("samples", "\(collected.count)"), ("delay", secondsText(Double(delay) / 1e9)),
             ("authenticated", "signed"),
-        ])
+        ] + (lost > 0 ? [("lost", "\(lost) of \(attempts) requests")] : []))
 }
 
 /// One exchange, a closed port told in Roughtime's terms.

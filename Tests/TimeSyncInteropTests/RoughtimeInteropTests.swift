@@ -6,6 +6,7 @@ import TimeSync
 import TimeSyncNTP
 import TimeSyncRoughtimeServer
 import TimeSyncTestSupport
+import UDPRelay
 
 /// Roughtime against a real peer: PyPI `roughly` 0.3.0 (installed by `scripts/install-test-deps` in
 /// its own venv). Its server queried by our client and our CLI, one server or chained, with a liar
@@ -167,6 +168,42 @@ import TimeSyncTestSupport
         #expect(results == [.rfc: 50, .draft14: 50, .draft11: 50, .draft08: 50])
         let statistics = try await server.statistics()
         #expect(statistics.replied == 200 && statistics.droppedTotal == 0)
+        running.cancel()
+        _ = try? await running.value
+    }
+
+    /// `timesync query roughtime://` through a path that loses a fifth of the datagrams each way
+    /// (a seeded relay): a lost request is sent again within the query's deadline, every query
+    /// succeeds and says how many were lost; on a path that loses everything it fails, saying so.
+    @Test func queryToleratesLostDatagrams() async throws {
+        let timesync = try #require(Interop.timesyncBinary(), "build the timesync executable (swift build --traits CLI)")
+        let key = Curve25519.Signing.PrivateKey()
+        let server = try RoughtimeServer(configuration: .init(host: "127.0.0.1", port: 0), longTermKey: key)
+        let running = Task { try await server.run() }
+        defer { running.cancel() }
+        let address = try await server.localAddress()
+        let publicKey = key.publicKey.rawRepresentation.base64EncodedString()
+        let lossy = try await UDPRelay.start(upstream: address, configuration: UDPRelayConfiguration(upstreamLoss: 0.2, downstreamLoss: 0.2, seed: 7))
+        var lost = 0
+        for _ in 0..<6 {
+            let query = try await ChildProcess.run(
+                timesync, ["query", "roughtime://127.0.0.1:\(lossy.localAddress.port!)?key=\(publicKey)", "--json", "--timeout", "0.5"])
+            #expect(query.status == 0, "\(query.stdout) \(query.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(query.stdout.utf8)) as? [String: Any], "\(query.stdout)")
+            #expect((report["samples"] as? Int ?? 0) >= 1, "\(report)")
+            lost += report["lost"] as? Int ?? 0
+        }
+        let statistics = try await lossy.statistics()
+        #expect(lost > 0 && lost == statistics.droppedUpstream + statistics.droppedDownstream, "\(lost) lost, \(statistics)")
+        try await lossy.close()
+        let dead = try await UDPRelay.start(upstream: address, configuration: UDPRelayConfiguration(upstreamLoss: 1, seed: 7))
+        let failed = try await ChildProcess.run(
+            timesync, ["query", "roughtime://127.0.0.1:\(dead.localAddress.port!)?key=\(publicKey)", "--json", "--timeout", "0.3"])
+        #expect(failed.status == 1, "\(failed)")
+        let failure = try #require(try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any], "\(failed.stdout)")
+        #expect(failure["errorType"] as? String == "timeout", "\(failure)")
+        #expect((failure["error"] as? String)?.contains("requests lost") == true, "\(failure)")
+        try await dead.close()
         running.cancel()
         _ = try? await running.value
     }
