@@ -58,7 +58,8 @@ let package = Package(
         // The core: no network I/O; its one dependency authenticates stored calibrations (on Apple
         // platforms swift-crypto is CryptoKit).
         // Its privacy manifest declares the required-reason APIs it uses on Apple platforms
-        // (UserDefaults for `UserDefaultsCalibrationStore`, the boot-time clock it measures with).
+        // (UserDefaults for `UserDefaultsCalibrationStore`, the boot-time clock it measures with, the
+        // file metadata its file store and key files are checked by).
         .target(
             name: "TimeSync", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("PrivacyInfo.xcprivacy")]),

@@ -62,7 +62,7 @@ public struct HTTPTimeSource: Sendable {
     /// `host[:port]` of an absolute http(s) URL, or `nil`.
     static func sourceName(_ url: String) -> String? {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty, !HostPort.hasControlCharacter(host)
         else { return nil }
         return HostPort.format(host: host, port: components.port)
     }

@@ -34,7 +34,9 @@ extension URLSession {
         of url: URL, samples: Int = 4, preference: HTTPTimeScheme.Preference = .preferTimeHeader,
         timeout: Duration = .seconds(2), timeBase: any TimeBase = SystemTimeBase()
     ) async throws -> HTTPTimeMeasurement {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty else {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
+            !HostPort.hasControlCharacter(host)
+        else {
             throw HTTPTimeError.invalidArgument.withDetail("'\(url.absoluteString)' is not an absolute http(s) URL")
         }
         guard (1...64).contains(samples) else {

@@ -33,6 +33,8 @@ package final class DatagramSocket: Sendable {
         var datagrams: [ReceivedDatagram] = []
         var error: NTPClientError?
         var closed = false
+        /// Datagrams dropped for being larger than ``maximumDatagramSize``.
+        var oversize = 0
         /// When the socket closes by itself, on the system's monotonic clock (nanoseconds).
         var deadline: Int64 = .max
     }
@@ -105,6 +107,14 @@ package final class DatagramSocket: Sendable {
 
     /// Closes the socket after `delay` (real time), unless it closes sooner: ``next()`` then
     /// returns `nil`.
+    /// Why datagrams were dropped before anyone saw them (for a timeout's message): `nil` when none
+    /// were, else how many exceeded ``maximumDatagramSize``, in words.
+    package var droppedUnseen: String? {
+        let oversize = state.withLock { $0.oversize }
+        guard oversize > 0 else { return nil }
+        return "\(oversize) datagram\(oversize == 1 ? "" : "s") larger than \(Self.maximumDatagramSize) bytes dropped unread (no reply is that large)"
+    }
+
     package func close(after delay: Duration) {
         let deadline = SystemClocks.monotonicNanoseconds().saturatingAdd(max(0, delay.nanosecondsClamped))
         state.withLock { $0.deadline = min($0.deadline, deadline) }
@@ -156,7 +166,10 @@ package final class DatagramSocket: Sendable {
                 return
             }
             // A datagram that filled the buffer was cut by the kernel: never parse part of one.
-            guard count <= maximumDatagramSize else { continue }
+            guard count <= maximumDatagramSize else {
+                state.withLock { $0.oversize += 1 }
+                continue
+            }
             let datagram = ReceivedDatagram(bytes: Array(buffer[0..<count]), receivedAt: receivedAt)
             state.withLock { state in
                 // Bounded like the replies to one request can be: a flood never grows memory.

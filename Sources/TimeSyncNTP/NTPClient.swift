@@ -112,7 +112,7 @@ public struct NTPClient: Sendable {
         if let accepted { return accepted }
         if let lastRejection { throw lastRejection }
         let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
-        throw NTPClientError(.timeout, "from \(address) within \(waited.readable)")
+        throw NTPClientError(.timeout, "from \(address) within \(waited.readable)\(socket.droppedUnseen.map { "; \($0)" } ?? "")")
     }
 
     /// Whether a rejection means "not the reply to this request" (wait on) rather than a final answer.

@@ -55,7 +55,17 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
             host = rest
         }
         guard !host.isEmpty else { throw invalid("no host") }
-        if let bad = host.first(where: { $0.isWhitespace || $0 == "/" || $0 == "#" }) {
+        if host.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw invalid("the host holds a control character (a NUL, a line break)")
+        }
+        // Colons, or brackets, are an IPv6 literal's and nothing else's.
+        let isIPv6Literal = host.contains(":") && IPAddress(String(host)) != nil
+        if rest.hasPrefix("[") || host.contains(":"), !isIPv6Literal {
+            throw invalid("'\(host)' is neither HOST:PORT nor an IPv6 literal (write IPv6 with a port as [ADDRESS]:PORT)")
+        }
+        // A host name is letters, digits, '-', '.' and '_' (an IDN's letters included); an IPv6
+        // literal adds ':'. Anything else ('%', ' ', '#', …) would only fail later, in DNS.
+        if let bad = host.unicodeScalars.first(where: { $0.isASCII && !(($0.properties.isAlphabetic) || ("0"..."9").contains($0) || "-._:".unicodeScalars.contains($0)) }) {
             throw invalid(bad == "/" ? "an NTP server address has no path" : "'\(host)' is not a host name or IP address")
         }
         var port = Self.defaultPort

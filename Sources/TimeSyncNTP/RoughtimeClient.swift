@@ -92,7 +92,7 @@ public struct RoughtimeClient: Sendable {
         }
         try Task.checkCancellation()
         let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds.saturatingSubtract(started.nanoseconds))
-        let reason = dropped.last.map { "; last datagram refused: \($0)" } ?? ""
+        let reason = (dropped.last.map { "; last datagram refused: \($0)" } ?? "") + (socket.droppedUnseen.map { "; \($0)" } ?? "")
         throw RoughtimeError(.timeout, "from \(address) within \(waited.readable)\(reason)")
     }
 }

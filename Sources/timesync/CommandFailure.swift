@@ -152,11 +152,19 @@ extension CommandFailure {
                 return .invalidArgument("\(error)", help: "Give a report as 'timesync roughtime query --report FILE' writes it.")
             case .requestTooShort:
                 return .invalidArgument("\(error)", help: "Requests are at least 1024 bytes: the report holds one that is not, so it proves nothing.")
+            case .timeOutOfRange, .truncated, .badFraming, .malformedMessage, .unsortedTags, .missingTag, .badTagLength, .wrongType:
+                return CommandFailure(
+                    kind: .invalidResponse, message: "the reply of\(at) is not usable: \(error)",
+                    help: "Check that the port serves Roughtime; if it does, use another server and tell this one's operator.")
             default:
                 return CommandFailure(
                     kind: .unauthenticated, message: "\(error)",
                     help: "The reply did not verify under the key given: check the key; if it persists, the server or the path lies.")
             }
+        case let error as SampleError:
+            return CommandFailure(
+                kind: .invalidResponse, message: "the reply of\(at) cannot be a sample: \(error)",
+                help: "Use another server: this one tells a time or an uncertainty no honest server tells.")
         case let error as SampleConsensusError:
             return CommandFailure(
                 kind: .noMajority, message: "the samples of\(at) contradict each other: \(error)",

@@ -45,6 +45,9 @@ struct QueryOptions: Sendable {
             guard let host = URLComponents(string: url)?.host, !host.isEmpty else {
                 return "'\(url)' has no host; give http(s)://HOST[:PORT][/PATH]"
             }
+            if HostPort.hasControlCharacter(host) {
+                return "'\(url)': its host holds a control character (a NUL or a line break, perhaps as %00 or %0A); give http(s)://HOST[:PORT][/PATH]"
+            }
         #if CLI
         case "nts":
             do {

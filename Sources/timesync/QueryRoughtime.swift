@@ -53,7 +53,8 @@ func runRoughtimeQuery(url: String, samples: Int, timeout: Double, allowLocalAdd
         guard let common = bounds.intersection(sample.offset) else {
             throw CommandFailure(
                 kind: .noMajority,
-                message: "\(server.description) signed intervals that cannot all hold: \(collected.map { "\($0.offset)" }.joined(separator: ", "))",
+                message:
+                    "\(server.description) signed times that cannot all hold, even widened by each round trip: \(exchanges.map { "\($0.response.midpoint) ± \($0.response.radius.readable)" }.joined(separator: ", "))",
                 help: "The server's clock jumped or it lies: query it with other servers ('timesync roughtime query A B') to prove which.")
         }
         bounds = common

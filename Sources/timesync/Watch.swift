@@ -167,6 +167,10 @@ struct WatchOptions: Sendable {
             guard let url = URL(string: source), let host = url.host, !host.isEmpty else {
                 return .failure(Problem(message: "'\(source)' has no host; give http(s)://HOST[:PORT][/PATH]"))
             }
+            if HostPort.hasControlCharacter(host) {
+                return .failure(
+                    Problem(message: "'\(source)': its host holds a control character (a NUL or a line break, perhaps as %00 or %0A); give http(s)://HOST[:PORT][/PATH]"))
+            }
             return .success(.http(url))
         }
         return .failure(Problem(message: "'\(source)' is not an ntp://, nts://, roughtime://, http:// or https:// URL"))

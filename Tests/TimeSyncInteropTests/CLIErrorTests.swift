@@ -49,6 +49,11 @@ struct CLIErrorTests {
         (["serve", "--roughtime", "127.0.0.1:0", "--key", "/dev/null", "--roughtime-batch", "0"], ["--roughtime-batch 0", "1 to 64"]),
         (["serve", "--ntp", "127.0.0.1:0", "--ntp-io", "fast"], ["--ntp-io 'fast'", "'batched'", "'swiftnio'"]),
         (["serve", "--ntp", "127.0.0.1:0", "--ntp-coalesce", "-1"], ["--ntp-coalesce -1", "0 to 10000"]),
+        (["query", "nts://127.0.0.1:4460:1"], ["'127.0.0.1:4460:1' is neither HOST:PORT nor an IPv6 literal"]),
+        (["query", "ntp://127.0.0.1:123:1"], ["'127.0.0.1:123:1' is neither HOST:PORT nor an IPv6 literal"]),
+        (["query", "http://127.0.0.1%00.example.com/"], ["its host holds a control character"]),
+        (["watch", "https://time.example%0A.com/"], ["its host holds a control character"]),
+        (["query", "ntp://time.example%00"], ["'time.example%00' is not a host name"]),
     ]
 
     @Test("a usage error exits 64 and names the flag, the value and the reason", arguments: usageErrors)

@@ -1,4 +1,5 @@
 import Testing
+import TimeSync
 import TimeSyncNTP
 import TimeSyncNTPServer
 
@@ -11,6 +12,10 @@ struct NTPServerAddressTests {
             ("ntp://:123", "no host"), ("ntp://host:abc", "the port 'abc' is not a number"),
             ("ntp://[::1", "'[' has no ']'"), ("ntp://[::1]x", "expected ':PORT' after ']'"),
             ("ntp://host/path", "no path"), ("ntp://127.0.0.1:0", "the port 0 is outside 1–65535"),
+            ("ntp://127.0.0.1:123:1", "'127.0.0.1:123:1' is neither HOST:PORT nor an IPv6 literal"),
+            ("127.0.0.1:4460:1", "is neither HOST:PORT nor an IPv6 literal"), ("[127.0.0.1]:123", "neither HOST:PORT nor an IPv6 literal"),
+            ("ntp://time.example%00", "'time.example%00' is not a host name or IP address"),
+            ("ntp://time\u{0}.example", "control character"), ("time.example\n:123", "control character"),
         ])
     func reason(_ text: String, _ reason: String) {
         #expect(NTPServerAddress(parsing: text) == nil)
@@ -31,5 +36,12 @@ struct NTPServerAddressTests {
             #expect(NTPServerAddress(parsing: text) == address)
             #expect(address.description == description)
         }
+    }
+
+    /// A NUL ends a C string: the text after it must not be dropped on the way to the resolver.
+    @Test func anIPLiteralWithANULIsNoAddress() {
+        #expect(IPAddress("127.0.0.1\0evil") == nil)
+        #expect(IPAddress("::1\0") == nil)
+        #expect(IPAddress("127.0.0.1") != nil)
     }
 }

@@ -53,6 +53,10 @@ import TimeSync
         #expect(try NTSKEResponse(records: decode(good + [NTSKERecord(type: 0x4000, isCritical: false)])).cookies.count == 1, "an unknown record that is not critical is skipped")
         #expect(throws: NTSKEError.badServerNegotiation) { try NTSKEResponse(records: decode(good + [.ntpPort(0)])) }
         #expect(throws: NTSKEError.badServerNegotiation) { try NTSKEResponse(records: decode(good + [.ntpServer("bad host/")])) }
+        // A NUL would cut the host where C reads it (127.0.0.1), a line break would split a log line.
+        for host in ["127.0.0.1\0evil", "time.example\0.attacker", "time.example\n", "time\u{7F}.example", "tab\tbed"] {
+            #expect(throws: NTSKEError.badServerNegotiation, "\(host.debugDescription)") { try NTSKEResponse(records: decode(good + [.ntpServer(host)])) }
+        }
         #expect(throws: NTSKEError.malformedMessage) { try NTSKEResponse(records: decode(good + [.newCookie([UInt8](repeating: 1, count: 225))])) }
         #expect(throws: NTSKEError.malformedMessage) { try NTSKEResponse(records: decode(good + [.aeadAlgorithm([15])])) }
         let error = try #require(throws: NTSKEError.self) { try NTSKEResponse(records: decode([.error(.internalServerError)])) }

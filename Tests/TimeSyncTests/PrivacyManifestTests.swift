@@ -117,8 +117,8 @@ import Testing
         let uses = try Self.uses(in: "TimeSync")
         let userDefaults = try #require(uses.first { $0.name == "UserDefaults" })
         #expect(userDefaults.platforms == Self.applePlatforms)
-        let fstat = try #require(uses.first { $0.name == "fstat" }, "the key file's check")
-        #expect(fstat.platforms == ["macOS"], "the file key provider is compiled on macOS alone among Apple platforms")
+        let fstat = try #require(uses.first { $0.name == "fstat" && $0.file.hasSuffix("FileCalibrationStore.swift") }, "the store file's check")
+        #expect(fstat.platforms == Self.applePlatforms, "the file store is compiled on every Apple platform")
         #expect(!uses.contains { $0.file.hasSuffix("PrivacyManifestTests.swift") })
     }
 

@@ -10,4 +10,10 @@ package enum HostPort {
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return port.map { "\(bracketed):\($0)" } ?? bracketed
     }
+
+    /// Whether a host from a URL holds a control character (a NUL, a line break, DEL), which no host
+    /// name has and which would cut or split it in C strings and headers.
+    package static func hasControlCharacter(_ host: String) -> Bool {
+        host.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+    }
 }

@@ -178,9 +178,12 @@ public struct NTSKEResponse: Sendable, Hashable {
         self.warnings = warnings
     }
 
-    /// A host name (letters, digits, '-', '.') or an IP address literal, at most 253 bytes.
+    /// A host name (letters, digits, '-', '.') or an IP address literal, at most 253 bytes; a NUL, a
+    /// space or any control byte refuses it.
     private static func host(_ body: [UInt8]) -> String? {
-        guard (1...253).contains(body.count), let text = String(validating: body, as: UTF8.self) else { return nil }
+        guard (1...253).contains(body.count), body.allSatisfy({ (0x21...0x7E).contains($0) }),
+            let text = String(validating: body, as: UTF8.self)
+        else { return nil }
         if IPAddress(text) != nil { return text }
         let allowed = text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
         return allowed && !text.hasPrefix(".") && !text.hasPrefix("-") ? text : nil

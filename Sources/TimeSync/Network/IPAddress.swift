@@ -30,6 +30,8 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Parses an IP literal: dotted IPv4 (`192.0.2.1`) or IPv6 text (`2001:db8::1`, `::ffff:192.0.2.1`),
     /// without brackets, zone or port. Anything else, a host name included, gives `nil`.
     public init?(_ text: String) {
+        // A C string ends at the first NUL: "127.0.0.1\0evil" must not read as 127.0.0.1.
+        guard !text.utf8.contains(0) else { return nil }
         guard text.utf8.count <= 45, !text.isEmpty else { return nil }
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {

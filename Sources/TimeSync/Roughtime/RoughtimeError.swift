@@ -7,7 +7,7 @@ public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible
         case truncated, badFraming, malformedMessage, unsortedTags, missingTag, badTagLength
         case unsupportedVersion, versionNotOffered, downgrade, wrongType, nonceMismatch, serverMismatch
         case badDelegationSignature, badResponseSignature, merkleMismatch, midpointOutsideDelegation
-        case badKey, requestTooShort, invalidReport, timeout, network
+        case badKey, requestTooShort, invalidReport, timeout, network, timeOutOfRange
     }
 
     package let code: Code
@@ -67,6 +67,9 @@ public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible
     public static let timeout = RoughtimeError(.timeout)
     /// The socket failed (no route, refused).
     public static let network = RoughtimeError(.network)
+    /// The reply verifies but signs a time outside the ones a sample may carry
+    /// (`SampleLimits.serverTimes`, 1900 to 2200): no honest server tells it.
+    public static let timeOutOfRange = RoughtimeError(.timeOutOfRange)
 
     public static func == (lhs: RoughtimeError, rhs: RoughtimeError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
@@ -96,6 +99,7 @@ public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible
             case .invalidReport: "not a valid Roughtime misbehaviour report"
             case .timeout: "no verified Roughtime reply before the deadline"
             case .network: "Roughtime network failure"
+            case .timeOutOfRange: "the Roughtime server signed a time outside 1900-2200, which no honest server tells"
             }
         return what + suffix
     }

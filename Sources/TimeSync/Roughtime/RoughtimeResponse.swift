@@ -107,6 +107,11 @@ public struct RoughtimeResponse: Sendable, Hashable {
         guard minimum <= midpoint, midpoint <= maximum else {
             throw RoughtimeError(.midpointOutsideDelegation, "MIDP \(midpoint) outside \(minimum)…\(maximum)")
         }
+        // A signed time beyond what a sample may carry is refused here, never saturated into a date.
+        let (nanoseconds, overflow) = Int64(clamping: midpoint).multipliedReportingOverflow(by: version.nanosecondsPerUnit)
+        guard midpoint <= UInt64(Int64.max), !overflow, SampleLimits.serverTimes.contains(UnixTime(nanoseconds: nanoseconds)) else {
+            throw RoughtimeError(.timeOutOfRange, "MIDP \(midpoint) (\(version.nanosecondsPerUnit == 1_000 ? "microseconds" : "seconds") since 1970)")
+        }
         return RoughtimeResponse(
             version: version, midpointValue: midpoint, radiusValue: radius, validity: minimum...maximum,
             delegatedKey: delegatedKey, serverVersions: serverVersions, packet: packet)

@@ -115,3 +115,17 @@ extension OffsetInterval {
             upper: serverTime.saturatingAdd(resolution).saturatingSubtract(t1))
     }
 }
+
+extension OffsetInterval: CustomStringConvertible {
+    /// The bounds in seconds: `[-0.001234567 s, +0.002345678 s]`.
+    public var description: String {
+        "[\(Self.seconds(lower)), \(Self.seconds(upper))]"
+    }
+
+    /// Nanoseconds as signed seconds with nine decimals, exact at any magnitude.
+    private static func seconds(_ nanoseconds: Int64) -> String {
+        let magnitude = nanoseconds.magnitude
+        let fraction = String(magnitude % 1_000_000_000)
+        return "\(nanoseconds < 0 ? "-" : "+")\(magnitude / 1_000_000_000).\(String(repeating: "0", count: 9 - fraction.count))\(fraction) s"
+    }
+}

@@ -138,4 +138,14 @@ import TimeSyncTesting
             try Self.verify(try Self.forge { $0[4].1 = RoughtimeMessage.encode([(.version, RoughtimeMessage.uint32Bytes(0x8000_0007)), (.radius, RoughtimeMessage.uint32Bytes(3))]) })
         }
     }
+
+    /// A verified reply that signs year 9999 (or 2201): a typed error, never a date saturated to 2262.
+    @Test(arguments: [UInt64(253_402_300_799), 7_300_000_000, UInt64.max])
+    func aSignedTimeNoHonestServerTellsIsRefused(midpoint: UInt64) throws {
+        let reply = try Self.forge(midpoint: midpoint, validity: 0...UInt64.max)
+        #expect(throws: RoughtimeError.timeOutOfRange) { try RoughtimeResponse.verify(reply, request: Self.request, publicKey: Self.publicKey) }
+        // The same reply a second inside 2200 verifies.
+        let honest = try Self.forge(midpoint: 7_258_118_399, validity: 0...UInt64.max)
+        #expect(try RoughtimeResponse.verify(honest, request: Self.request, publicKey: Self.publicKey).midpoint == UnixTime(seconds: 7_258_118_399))
+    }
 }
