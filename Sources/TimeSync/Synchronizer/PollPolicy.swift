@@ -33,3 +33,24 @@ public struct PollPolicy: Sendable, Hashable {
         self.maximumInterval = max(self.minimumInterval, maximumInterval)
     }
 }
+
+extension PollPolicy {
+    /// The policy for a source the clock trusts alone (a synchronizer with one source, or one whose
+    /// clock needs a single agreeing source).
+    ///
+    /// With no other source to outvote it, only the source's own next sample can show that it broke
+    /// the model the bounds assume (a step, or a slew faster than `serverSlew`). The interval is
+    /// therefore capped so that a source slewing at twice the allowance leaves the bounds by at most
+    /// `targetError` before its next sample reveals it: `targetError / serverSlew` (500 s for the
+    /// default 250 ms and 500 ppm, never below ``minimumInterval``); a step is revealed within that
+    /// interval too. With `serverSlew` 0 (steady servers assumed) nothing is capped.
+    /// - Returns: The policy with ``maximumInterval`` capped.
+    public func trustingOneSource(targetError: Duration, serverSlew: Double) -> PollPolicy {
+        guard serverSlew > 0, serverSlew.isFinite else { return self }
+        let seconds = targetError.secondsValue / serverSlew
+        guard seconds.isFinite, seconds < maximumInterval.secondsValue else { return self }
+        var policy = self
+        policy.maximumInterval = max(minimumInterval, .seconds(double: seconds))
+        return policy
+    }
+}

@@ -56,6 +56,8 @@ public final class TimeSynchronizer: Sendable {
         // As many as the main sources can muster: the fallback sources, when they are polled, must
         // reach the same count among themselves.
         let minimum = configuration.minimumAgreeingSources ?? min(3, sources.count)
+        // A source trusted alone is polled often enough that a break of the model shows in time.
+        if minimum <= 1 { poll = poll.trustingOneSource(targetError: configuration.targetError, serverSlew: configuration.estimator.serverSlew) }
         self.sources = sources
         self.fallbackSources = fallbackSources
         self.configuration = configuration

@@ -80,6 +80,28 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         await sync.stop()
     }
 
+    /// A single source is trusted alone: it is polled at most every targetError / serverSlew (500 s
+    /// by default) instead of 1024 s, so a server slewing at twice the allowance, or stepping, is
+    /// caught before it leaves the bounds by more than the target error; three sources back off to
+    /// 1024 s, where the others outvote a broken one at once.
+    @Test func aSourceTrustedAloneIsPolledOftenEnoughToCatchABreak() async throws {
+        #expect(PollPolicy().trustingOneSource(targetError: .milliseconds(250), serverSlew: 500e-6).maximumInterval == .seconds(500))
+        #expect(PollPolicy().trustingOneSource(targetError: .milliseconds(10), serverSlew: 500e-6).maximumInterval == .seconds(64), "never below the minimum")
+        #expect(PollPolicy().trustingOneSource(targetError: .seconds(1), serverSlew: 500e-6).maximumInterval == .seconds(1024), "never above the maximum")
+        #expect(PollPolicy().trustingOneSource(targetError: .milliseconds(250), serverSlew: 0).maximumInterval == .seconds(1024), "steady servers assumed")
+        let base = ManualTimeBase()
+        let alone = SimulatedTimeSource("alone", offset: 5 * s, base: base)
+        let sync = try TimeSynchronizer(sources: [alone], timeBase: base)
+        sync.start()
+        await Self.run(base, sync, for: .seconds(3600))
+        let firstHour = alone.requests
+        await Self.run(base, sync, for: .seconds(3 * 3600))
+        let perHour = Double(alone.requests - firstHour) / 3
+        #expect((7...8).contains(perHour), "\(perHour) requests an hour: one every 500 s")
+        #expect(sync.clock.reading().status == .synchronized)
+        await sync.stop()
+    }
+
     @Test func pollingSlowsDownWhileTheErrorStaysSmallAndObeysTheBudget() async throws {
         let base = ManualTimeBase()
         let sources = (0..<3).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
