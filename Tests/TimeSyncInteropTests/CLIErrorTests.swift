@@ -49,6 +49,11 @@ struct CLIErrorTests {
         (["serve", "--roughtime", "127.0.0.1:0", "--key", "/dev/null", "--roughtime-batch", "0"], ["--roughtime-batch 0", "1 to 64"]),
         (["serve", "--ntp", "127.0.0.1:0", "--ntp-io", "fast"], ["--ntp-io 'fast'", "'batched'", "'swiftnio'"]),
         (["serve", "--ntp", "127.0.0.1:0", "--ntp-coalesce", "-1"], ["--ntp-coalesce -1", "0 to 10000"]),
+        (["serve", "--roughtime", "127.0.0.1:0", "--key", "/dev/null", "--roughtime-rate-limit", "fast"], ["--roughtime-rate-limit 'fast'", "'off'"]),
+        (["serve", "--roughtime", "127.0.0.1:0", "--key", "/dev/null", "--roughtime-rate-limit-burst", "0"], ["--roughtime-rate-limit-burst 0", "1 to 10000"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-max-connections", "0"], ["--nts-ke-max-connections 0", "1 to 1000000"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-max-connections-per-address", "-1"], ["--nts-ke-max-connections-per-address -1", "1 to 1000000"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-timeout", "0"], ["--nts-ke-timeout 0", "0.001 to 86400"]),
     ]
 
     @Test("a usage error exits 64 and names the flag, the value and the reason", arguments: usageErrors)
