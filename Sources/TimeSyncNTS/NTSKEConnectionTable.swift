@@ -1,5 +1,6 @@
 #if NTS
 import NIOCore
+import TimeSync
 
 /// Whom a key-exchange connection counts against for
 /// ``NTSKEServer/Configuration/maximumConnectionsPerAddress``: an IPv4 address, or an IPv6 client's
@@ -27,6 +28,16 @@ package enum NTSKEClientAddress: Sendable, Hashable {
             }
         case .unixDomainSocket, nil:
             return nil
+        }
+    }
+}
+
+extension NTPRateLimitKey {
+    /// The rate limiter's key for a client: its IPv4 address, or its IPv6 /64.
+    package init(_ address: NTSKEClientAddress) {
+        switch address {
+        case .v4(let networkOrder): self.init(ipv4: UInt32(bigEndian: networkOrder))
+        case .v6(let prefix): self.init(high: prefix, low: 0)
         }
     }
 }

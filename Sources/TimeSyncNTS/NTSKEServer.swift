@@ -20,9 +20,11 @@ import TimeSync
 ///
 /// Connections are capped, so that idle or slow clients cannot hold the server's file descriptors
 /// or keep others waiting:
-/// - At most ``Configuration/maximumConnectionsPerAddress`` are open from one client address (an
-///   IPv6 client counts by its /64): one more is closed as soon as it is accepted, before its TLS
-///   handshake costs anything.
+/// - One client address (an IPv6 client by its /64) may open ``Configuration/connectionRateLimit``
+///   connections a second, in bursts of ``Configuration/connectionRateLimitBurst``, like chrony's
+///   `ntsratelimit`; and at most ``Configuration/maximumConnectionsPerAddress`` are open from it at
+///   once. A connection beyond either is closed as soon as it is accepted, before its TLS handshake
+///   costs anything.
 /// - At most ``Configuration/maximumConnections`` are open in all. One more takes the place of the
 ///   connection that has been in its key exchange longest, which is closed; when every connection
 ///   is being answered, the new one is closed as soon as it is accepted. The listener keeps
@@ -59,6 +61,16 @@ public final class NTSKEServer: Service, Sendable {
         /// least 1.
         public var maximumConnectionsPerAddress: Int
 
+        /// New connections per second one client address (an IPv6 client by its /64) may open,
+        /// sustained (default 1); `.infinity` turns the limit off. One over it is closed as soon as
+        /// it is accepted. A client exchanges keys once per session, hours apart; the limit keeps
+        /// an address that reconnects without end from pushing others' handshakes out of
+        /// ``maximumConnections``.
+        public var connectionRateLimit: Double
+        /// Connections a client address may open back to back before ``connectionRateLimit``
+        /// applies (default 8). At least 1.
+        public var connectionRateLimitBurst: Double
+
         /// The default ``maximumConnections``: 100.
         public static let defaultMaximumConnections = 100
         /// The default ``maximumConnectionsPerAddress``: 8.
@@ -68,7 +80,8 @@ public final class NTSKEServer: Service, Sendable {
         public init(
             host: String = "127.0.0.1", port: Int = NTSKeyExchange.defaultPort, certificateChainFile: String, privateKeyFile: String,
             ntpServer: String? = nil, ntpPort: UInt16? = nil, connectionTimeout: Duration = .seconds(10),
-            maximumConnections: Int = defaultMaximumConnections, maximumConnectionsPerAddress: Int = defaultMaximumConnectionsPerAddress
+            maximumConnections: Int = defaultMaximumConnections, maximumConnectionsPerAddress: Int = defaultMaximumConnectionsPerAddress,
+            connectionRateLimit: Double = 1, connectionRateLimitBurst: Double = 8
         ) {
             self.host = host
             self.port = port
@@ -79,6 +92,8 @@ public final class NTSKEServer: Service, Sendable {
             self.connectionTimeout = connectionTimeout
             self.maximumConnections = max(1, maximumConnections)
             self.maximumConnectionsPerAddress = max(1, maximumConnectionsPerAddress)
+            self.connectionRateLimit = connectionRateLimit
+            self.connectionRateLimitBurst = connectionRateLimitBurst
         }
     }
 
@@ -93,9 +108,11 @@ public final class NTSKEServer: Service, Sendable {
         /// Connections closed at ``Configuration/connectionTimeout`` (counted in ``failed`` too).
         public var timedOut = 0
         /// Connections closed as soon as they were accepted: over
-        /// ``Configuration/maximumConnectionsPerAddress``, or the server full of connections being
-        /// answered. Not counted in ``failed``.
+        /// ``Configuration/maximumConnectionsPerAddress`` or ``Configuration/connectionRateLimit``,
+        /// or the server full of connections being answered. Not counted in ``failed``.
         public var refusedConnections = 0
+        /// Of ``refusedConnections``, those over ``Configuration/connectionRateLimit``.
+        public var rateLimitedConnections = 0
         /// Connections closed in their key exchange to make room for a newer one under
         /// ``Configuration/maximumConnections`` (counted in ``failed`` too).
         public var evictedConnections = 0
@@ -113,16 +130,33 @@ public final class NTSKEServer: Service, Sendable {
     private let logger: Logger
     private let counters = NIOLockedValueBox(Statistics())
     private let connections: NIOLockedValueBox<NTSKEConnectionTable<any Channel>>
+    /// New connections per client address; `nil` without a limit.
+    private let connectionLimiter: NIOLockedValueBox<NTPRateLimiter<NTPRateLimitKey>>?
+    private let timeBase: any TimeBase
     private let bound = NIOLockedValueBox<Result<SocketAddress, any Error>?>(nil)
     private let boundWaiters = Waiters()
 
     /// Creates a server; nothing is bound until ``run()``.
+    /// - Parameters:
+    ///   - configuration: Address, certificate, what responses name, limits.
+    ///   - keys: The master keys cookies are sealed with.
+    ///   - group: The event loops (default: NIO's shared singleton).
+    ///   - logger: The logger (default: discards everything).
+    ///   - timeBase: The monotonic clock ``Configuration/connectionRateLimit`` is measured on.
     /// - Throws: ``NTSKeyFileError`` when the certificate chain or private key cannot be loaded.
     public init(
         configuration: Configuration, keys: NTSServerKeys, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger = Logger(label: "timesync.nts-ke", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "timesync.nts-ke", factory: { _ in SwiftLogNoOpLogHandler() }), timeBase: any TimeBase = SystemTimeBase()
     ) throws {
         self.configuration = configuration
+        self.timeBase = timeBase
+        connectionLimiter =
+            configuration.connectionRateLimit == .infinity
+            ? nil
+            : NIOLockedValueBox(
+                NTPRateLimiter(
+                    rate: configuration.connectionRateLimit, burst: configuration.connectionRateLimitBurst, capacity: 10_000, kissEvery: 0,
+                    seed: .random(in: .min ... .max)))
         self.keys = keys
         self.group = group
         self.logger = logger
@@ -186,6 +220,9 @@ public final class NTSKEServer: Service, Sendable {
                 "address": .string("\(address)"), "timeout": .string("\(configuration.connectionTimeout)"),
                 "maximumConnections": .stringConvertible(configuration.maximumConnections),
                 "maximumConnectionsPerAddress": .stringConvertible(configuration.maximumConnectionsPerAddress),
+                "rateLimit": .string(
+                    configuration.connectionRateLimit == .infinity
+                        ? "off" : "\(configuration.connectionRateLimit)/s, burst \(configuration.connectionRateLimitBurst)"),
             ])
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
@@ -228,7 +265,21 @@ public final class NTSKEServer: Service, Sendable {
     /// the server is full.
     /// - Returns: Its ID among the open connections, or `nil` when it must be closed at once.
     private func admit(_ channel: any Channel) -> NTSKEConnectionTable<any Channel>.ID? {
-        let admission = connections.withLockedValue { $0.admit(channel, from: NTSKEClientAddress(channel.remoteAddress)) }
+        let address = NTSKEClientAddress(channel.remoteAddress)
+        if let connectionLimiter, let address {
+            let now = timeBase.monotonicNow()
+            guard case .admit = connectionLimiter.withLockedValue({ $0.decide(NTPRateLimitKey(address), at: now) }) else {
+                counters.withLockedValue {
+                    $0.refusedConnections += 1
+                    $0.rateLimitedConnections += 1
+                }
+                logger.debug(
+                    "NTS-KE connection refused: over its address's rate limit",
+                    metadata: ["client": .string("\(channel.remoteAddress?.description ?? "?")")])
+                return nil
+            }
+        }
+        let admission = connections.withLockedValue { $0.admit(channel, from: address) }
         switch admission {
         case .admitted(let id):
             return id

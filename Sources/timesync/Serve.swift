@@ -22,7 +22,8 @@ struct Serve: AsyncParsableCommand {
             'serve --ntp HOST:PORT --nts-key-dir DIR' there (no --nts-ke), and name one of them to clients \
             with --nts-ntp-server HOST:PORT on the key-exchange server. A key-exchange connection must \
             send its request within --nts-ke-timeout seconds; at most --nts-ke-max-connections are open, \
-            --nts-ke-max-connections-per-address from one address.
+            --nts-ke-max-connections-per-address from one address, which may open --nts-ke-rate-limit a \
+            second (bursts of --nts-ke-rate-limit-burst).
 
             Roughtime (RFC 10049): --roughtime HOST:PORT --key FILE serves signed time under the long-term \
             key in FILE ('timesync roughtime keygen --out FILE' makes one; with --nts-ke, name it \
@@ -128,6 +129,13 @@ struct Serve: AsyncParsableCommand {
         valueName: "N"))
     var ntsKeMaxConnectionsPerAddress: Int = NTSKEServer.Configuration.defaultMaximumConnectionsPerAddress
 
+    @Option(help: "NTS: sustained new key-exchange connections per second per client address (IPv6: one /64), or 'off'; more are closed at once (like chrony's ntsratelimit).")
+    var ntsKeRateLimit: String = "1"
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "NTS: key-exchange connections a client address may open back to back before --nts-ke-rate-limit applies (1 to 10000).", valueName: "N"))
+    var ntsKeRateLimitBurst: Int = 8
+
     @Option(help: "Roughtime: serve signed time on this UDP address, e.g. 0.0.0.0:2002; needs a long-term key (--key FILE).")
     var roughtime: String?
 
@@ -200,6 +208,12 @@ struct Serve: AsyncParsableCommand {
         }
         guard (1...1_000_000).contains(ntsKeMaxConnectionsPerAddress) else {
             throw ValidationError("--nts-ke-max-connections-per-address \(ntsKeMaxConnectionsPerAddress): give 1 to 1000000")
+        }
+        guard Self.parseRateLimit(ntsKeRateLimit) != nil else {
+            throw ValidationError("--nts-ke-rate-limit '\(ntsKeRateLimit)': give a positive number of connections per second, or 'off'")
+        }
+        guard (1...10_000).contains(ntsKeRateLimitBurst) else {
+            throw ValidationError("--nts-ke-rate-limit-burst \(ntsKeRateLimitBurst): give 1 to 10000 connections")
         }
         if let ntp { _ = try Self.address(ntp, flag: "--ntp") }
         if let http { _ = try Self.address(http, flag: "--http") }
@@ -308,7 +322,8 @@ struct Serve: AsyncParsableCommand {
                         configuration: .init(
                             host: address.host, port: address.port, certificateChainFile: cert, privateKeyFile: key, ntpServer: ntpServer,
                             ntpPort: ntpPort, connectionTimeout: .seconds(ntsKeTimeout), maximumConnections: ntsKeMaxConnections,
-                            maximumConnectionsPerAddress: ntsKeMaxConnectionsPerAddress),
+                            maximumConnectionsPerAddress: ntsKeMaxConnectionsPerAddress,
+                            connectionRateLimit: Self.parseRateLimit(ntsKeRateLimit) ?? 1, connectionRateLimitBurst: Double(ntsKeRateLimitBurst)),
                         keys: keys, logger: logger))
             }
         } catch {

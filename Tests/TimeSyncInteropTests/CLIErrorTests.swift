@@ -54,6 +54,7 @@ struct CLIErrorTests {
         (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-max-connections", "0"], ["--nts-ke-max-connections 0", "1 to 1000000"]),
         (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-max-connections-per-address", "-1"], ["--nts-ke-max-connections-per-address -1", "1 to 1000000"]),
         (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-timeout", "0"], ["--nts-ke-timeout 0", "0.001 to 86400"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-rate-limit", "fast"], ["--nts-ke-rate-limit 'fast'", "'off'"]),
     ]
 
     @Test("a usage error exits 64 and names the flag, the value and the reason", arguments: usageErrors)

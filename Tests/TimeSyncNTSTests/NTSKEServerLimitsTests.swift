@@ -5,6 +5,7 @@ import NIOEmbedded
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncTesting
 @testable import TimeSyncNTS
 
 /// The key-exchange server's connection caps and deadline: the table alone, the deadline on
@@ -128,6 +129,7 @@ import TimeSync
         let configuration = NTSKEServer.Configuration(certificateChainFile: "c", privateKeyFile: "k")
         #expect(configuration.maximumConnections == 100 && configuration.maximumConnectionsPerAddress == 8)
         #expect(configuration.connectionTimeout == .seconds(10))
+        #expect(configuration.connectionRateLimit == 1 && configuration.connectionRateLimitBurst == 8)
         #expect(NTSKEServer.Configuration(certificateChainFile: "c", privateKeyFile: "k", maximumConnections: 0).maximumConnections == 1)
     }
 
@@ -179,6 +181,40 @@ import TimeSync
         let statistics = server.statistics
         #expect(statistics.refusedConnections == 1 && statistics.openConnections == 1)
         _ = try? first.finish()
+    }
+
+    /// An address that reconnects without end gets its burst, then a connection a second; each
+    /// one over is closed in the initializer, and another address is not touched.
+    @Test func anAddressThatReconnectsIsLimitedByRate() throws {
+        let credentials = try Credentials()
+        defer { credentials.remove() }
+        let timeBase = ManualTimeBase()
+        let server = try NTSKEServer(
+            configuration: .init(
+                port: 0, certificateChainFile: credentials.certificate, privateKeyFile: credentials.key, maximumConnectionsPerAddress: 100,
+                connectionRateLimit: 1, connectionRateLimitBurst: 3),
+            keys: try NTSServerKeys(), timeBase: timeBase)
+        let loop = EmbeddedEventLoop()
+        func connect(from host: String) throws -> Bool {
+            let channel = EmbeddedChannel(loop: loop)
+            try channel.connect(to: try SocketAddress(ipAddress: host, port: 50_000)).wait()
+            defer {
+                channel.close(promise: nil)
+                loop.run()
+            }
+            do {
+                try server.initialize(channel)
+                return true
+            } catch is NTSKEServer.ConnectionRefused {
+                return false
+            }
+        }
+        #expect(try (0..<5).map { _ in try connect(from: "192.0.2.1") } == [true, true, true, false, false])
+        #expect(try connect(from: "192.0.2.2"))
+        timeBase.advance(by: .seconds(1))
+        #expect(try (0..<2).map { _ in try connect(from: "192.0.2.1") } == [true, false])
+        let statistics = server.statistics
+        #expect(statistics.rateLimitedConnections == 3 && statistics.refusedConnections == 3 && statistics.openConnections == 0)
     }
 
     // MARK: real sockets
