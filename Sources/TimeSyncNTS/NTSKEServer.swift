@@ -28,8 +28,8 @@ import TimeSync
 /// - At most ``Configuration/maximumConnections`` are open in all. One more takes the place of the
 ///   connection that has been in its key exchange longest, which is closed; when every connection
 ///   is being answered, the new one is closed as soon as it is accepted. The listener keeps
-///   accepting either way, so a flood neither fills the kernel's backlog nor runs the process out
-///   of file descriptors, and a client that completes its exchange promptly is served.
+///   accepting either way, so idle connections neither fill the kernel's backlog nor run the
+///   process out of file descriptors, and a client that completes its exchange promptly is served.
 /// - A connection that has not sent its whole request within ``Configuration/connectionTimeout``
 ///   of being accepted is closed.
 public final class NTSKEServer: Service, Sendable {
