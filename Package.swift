@@ -253,6 +253,8 @@ let package = Package(
             dependencies: [
                 "TimeSync", "TimeSyncNTS", "TimeSyncTesting", "TimeSyncFixtures",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTS"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NTS"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTS"])),
             ],
             exclude: ["exporter-vectors.json"]
         ),

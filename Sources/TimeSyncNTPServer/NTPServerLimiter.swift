@@ -37,7 +37,9 @@ struct NTPServerCounters: Sendable {
 /// on different cores contend only when they look up addresses of the same shard at the same
 /// moment, never on one lock for the whole table. The hashes are keyed by random seeds, so that
 /// nobody can aim many addresses at one shard or one of its buckets.
-final class NTPServerLimiter: Sendable {
+///
+/// The Roughtime server limits its clients with it too (without kisses: Roughtime has none).
+package final class NTPServerLimiter: Sendable {
     /// Shards of the table: enough that two or more cores rarely meet on one.
     static let shardCount = 16
     private let shards: [Locked<NTPRateLimiter<NTPRateLimitKey>>]
@@ -47,22 +49,32 @@ final class NTPServerLimiter: Sendable {
     /// The least poll exponent replies and kisses advertise.
     let minimumPoll: Int8
 
-    init(configuration: NTPServerConfiguration, seed: UInt64 = .random(in: .min ... .max)) {
+    convenience init(configuration: NTPServerConfiguration, seed: UInt64 = .random(in: .min ... .max)) {
+        self.init(
+            rate: configuration.rateLimit, burst: configuration.rateLimitBurst,
+            kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0, seed: seed)
+    }
+
+    /// A limiter of `rate` requests per second sustained and `burst` back to back per client
+    /// address, tracking up to 10,000 addresses.
+    /// - Parameters:
+    ///   - rate: Requests per second per address; `.infinity` admits everything.
+    ///   - burst: Requests an address may send back to back, at least 1.
+    ///   - kissEvery: One over-limit request in this many is due a kiss; 0 drops them all.
+    ///   - seed: Keys the hashes: random in a server, fixed in a test.
+    package init(rate: Double, burst: Double, kissEvery: Int, seed: UInt64 = .random(in: .min ... .max)) {
         var generator = SplitMix64(seed: seed)
         let capacity = max(NTPRateLimiter<NTPRateLimitKey>.ways, 10_000 / Self.shardCount)
         shards = (0..<Self.shardCount).map { _ in
-            Locked(
-                NTPRateLimiter<NTPRateLimitKey>(
-                    rate: configuration.rateLimit, burst: configuration.rateLimitBurst,
-                    capacity: capacity, kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0,
-                    seed: generator.next()))
+            Locked(NTPRateLimiter<NTPRateLimitKey>(rate: rate, burst: burst, capacity: capacity, kissEvery: kissEvery, seed: generator.next()))
         }
         shardSeed = generator.next()
-        unlimited = configuration.rateLimit == .infinity
+        unlimited = rate == .infinity
         minimumPoll = shards[0].withLock { $0.minimumPoll }
     }
 
-    func decide(_ client: NTPRateLimitKey, at time: MonotonicInstant) -> NTPRateLimitDecision {
+    /// Admits, kisses or drops a request from `client` arriving at `time`.
+    package func decide(_ client: NTPRateLimitKey, at time: MonotonicInstant) -> NTPRateLimitDecision {
         if unlimited { return .admit }
         return shards[shard(of: client)].withLock { $0.decide(client, at: time) }
     }
@@ -78,7 +90,7 @@ final class NTPServerLimiter: Sendable {
 
 extension NTPRateLimitKey {
     /// A client's IP address, without the port, as a compact key (no string per request).
-    init(_ address: SocketAddress) {
+    package init(_ address: SocketAddress) {
         switch address {
         case .v4(let v4):
             self.init(ipv4: UInt32(bigEndian: v4.address.sin_addr.s_addr))

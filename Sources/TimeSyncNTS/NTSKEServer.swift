@@ -17,6 +17,21 @@ import TimeSync
 /// closes. Each connection has ``Configuration/connectionTimeout`` to finish; a request over 1 KiB, a
 /// malformed record stream or a critical record of an unknown type gets an Error record and the
 /// connection is closed.
+///
+/// Connections are capped, so that idle or slow clients cannot hold the server's file descriptors
+/// or keep others waiting:
+/// - One client address (an IPv6 client by its /64) may open ``Configuration/connectionRateLimit``
+///   connections a second, in bursts of ``Configuration/connectionRateLimitBurst``, like chrony's
+///   `ntsratelimit`; and at most ``Configuration/maximumConnectionsPerAddress`` are open from it at
+///   once. A connection beyond either is closed as soon as it is accepted, before its TLS handshake
+///   costs anything.
+/// - At most ``Configuration/maximumConnections`` are open in all. One more takes the place of the
+///   connection that has been in its key exchange longest, which is closed; when every connection
+///   is being answered, the new one is closed as soon as it is accepted. The listener keeps
+///   accepting either way, so idle connections neither fill the kernel's backlog nor run the
+///   process out of file descriptors, and a client that completes its exchange promptly is served.
+/// - A connection that has not sent its whole request within ``Configuration/connectionTimeout``
+///   of being accepted is closed.
 public final class NTSKEServer: Service, Sendable {
     /// The settings of a key-exchange server.
     public struct Configuration: Sendable {
@@ -32,13 +47,41 @@ public final class NTSKEServer: Service, Sendable {
         public var ntpServer: String?
         /// The NTP port to name in responses, when it is not 123.
         public var ntpPort: UInt16?
-        /// How long one connection may take, handshake to End of Message (default 10 s).
+        /// How long one connection may take, from its acceptance through the TLS handshake to its
+        /// request's End of Message (default 10 s); then it is closed. A client sends its request
+        /// right after the handshake, two round trips after connecting.
         public var connectionTimeout: Duration
+        /// The most connections open at once (default ``defaultMaximumConnections``, 100, as
+        /// chrony's `maxntsconnections`): one more takes the place of the connection in its key
+        /// exchange longest. At least 1.
+        public var maximumConnections: Int
+        /// The most connections open at once from one client address, an IPv6 client by its /64
+        /// (default ``defaultMaximumConnectionsPerAddress``, 8: a client needs one, and several
+        /// behind one NAT rarely exchange keys at the same moment); one more is closed at once. At
+        /// least 1.
+        public var maximumConnectionsPerAddress: Int
+
+        /// New connections per second one client address (an IPv6 client by its /64) may open,
+        /// sustained (default 1); `.infinity` turns the limit off. One over it is closed as soon as
+        /// it is accepted. A client exchanges keys once per session, hours apart; the limit keeps
+        /// an address that reconnects without end from pushing others' handshakes out of
+        /// ``maximumConnections``.
+        public var connectionRateLimit: Double
+        /// Connections a client address may open back to back before ``connectionRateLimit``
+        /// applies (default 8). At least 1.
+        public var connectionRateLimitBurst: Double
+
+        /// The default ``maximumConnections``: 100.
+        public static let defaultMaximumConnections = 100
+        /// The default ``maximumConnectionsPerAddress``: 8.
+        public static let defaultMaximumConnectionsPerAddress = 8
 
         /// Creates settings.
         public init(
             host: String = "127.0.0.1", port: Int = NTSKeyExchange.defaultPort, certificateChainFile: String, privateKeyFile: String,
-            ntpServer: String? = nil, ntpPort: UInt16? = nil, connectionTimeout: Duration = .seconds(10)
+            ntpServer: String? = nil, ntpPort: UInt16? = nil, connectionTimeout: Duration = .seconds(10),
+            maximumConnections: Int = defaultMaximumConnections, maximumConnectionsPerAddress: Int = defaultMaximumConnectionsPerAddress,
+            connectionRateLimit: Double = 1, connectionRateLimitBurst: Double = 8
         ) {
             self.host = host
             self.port = port
@@ -47,6 +90,10 @@ public final class NTSKEServer: Service, Sendable {
             self.ntpServer = ntpServer
             self.ntpPort = ntpPort
             self.connectionTimeout = connectionTimeout
+            self.maximumConnections = max(1, maximumConnections)
+            self.maximumConnectionsPerAddress = max(1, maximumConnectionsPerAddress)
+            self.connectionRateLimit = connectionRateLimit
+            self.connectionRateLimitBurst = connectionRateLimitBurst
         }
     }
 
@@ -56,8 +103,21 @@ public final class NTSKEServer: Service, Sendable {
         public var exchanges = 0
         /// Requests answered with an Error record or a refusal.
         public var refused = 0
-        /// Connections that failed (TLS errors, timeouts, closed early).
+        /// Connections that failed (TLS errors, timeouts, closed early, closed to make room).
         public var failed = 0
+        /// Connections closed at ``Configuration/connectionTimeout`` (counted in ``failed`` too).
+        public var timedOut = 0
+        /// Connections closed as soon as they were accepted: over
+        /// ``Configuration/maximumConnectionsPerAddress`` or ``Configuration/connectionRateLimit``,
+        /// or the server full of connections being answered. Not counted in ``failed``.
+        public var refusedConnections = 0
+        /// Of ``refusedConnections``, those over ``Configuration/connectionRateLimit``.
+        public var rateLimitedConnections = 0
+        /// Connections closed in their key exchange to make room for a newer one under
+        /// ``Configuration/maximumConnections`` (counted in ``failed`` too).
+        public var evictedConnections = 0
+        /// Connections open now.
+        public var openConnections = 0
     }
 
     /// The settings.
@@ -69,19 +129,40 @@ public final class NTSKEServer: Service, Sendable {
     private let group: any EventLoopGroup
     private let logger: Logger
     private let counters = NIOLockedValueBox(Statistics())
+    private let connections: NIOLockedValueBox<NTSKEConnectionTable<any Channel>>
+    /// New connections per client address; `nil` without a limit.
+    private let connectionLimiter: NIOLockedValueBox<NTPRateLimiter<NTPRateLimitKey>>?
+    private let timeBase: any TimeBase
     private let bound = NIOLockedValueBox<Result<SocketAddress, any Error>?>(nil)
     private let boundWaiters = Waiters()
 
     /// Creates a server; nothing is bound until ``run()``.
+    /// - Parameters:
+    ///   - configuration: Address, certificate, what responses name, limits.
+    ///   - keys: The master keys cookies are sealed with.
+    ///   - group: The event loops (default: NIO's shared singleton).
+    ///   - logger: The logger (default: discards everything).
+    ///   - timeBase: The monotonic clock ``Configuration/connectionRateLimit`` is measured on.
     /// - Throws: ``NTSKeyFileError`` when the certificate chain or private key cannot be loaded.
     public init(
         configuration: Configuration, keys: NTSServerKeys, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger = Logger(label: "timesync.nts-ke", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "timesync.nts-ke", factory: { _ in SwiftLogNoOpLogHandler() }), timeBase: any TimeBase = SystemTimeBase()
     ) throws {
         self.configuration = configuration
+        self.timeBase = timeBase
+        connectionLimiter =
+            configuration.connectionRateLimit == .infinity
+            ? nil
+            : NIOLockedValueBox(
+                NTPRateLimiter(
+                    rate: configuration.connectionRateLimit, burst: configuration.connectionRateLimitBurst, capacity: 10_000, kissEvery: 0,
+                    seed: .random(in: .min ... .max)))
         self.keys = keys
         self.group = group
         self.logger = logger
+        connections = NIOLockedValueBox(
+            NTSKEConnectionTable(
+                maximumConnections: configuration.maximumConnections, maximumConnectionsPerAddress: configuration.maximumConnectionsPerAddress))
         do {
             certificates = try NIOSSLCertificate.fromPEMFile(configuration.certificateChainFile)
         } catch {
@@ -102,7 +183,11 @@ public final class NTSKEServer: Service, Sendable {
     }
 
     /// The counts so far.
-    public var statistics: Statistics { counters.withLockedValue { $0 } }
+    public var statistics: Statistics {
+        var statistics = counters.withLockedValue { $0 }
+        statistics.openConnections = connections.withLockedValue { $0.count }
+        return statistics
+    }
 
     /// Binds and serves until graceful shutdown or cancellation.
     public func run() async throws {
@@ -129,7 +214,16 @@ public final class NTSKEServer: Service, Sendable {
         let address = channel.localAddress!
         bound.withLockedValue { $0 = .success(address) }
         boundWaiters.wakeAll()
-        logger.info("NTS-KE server listening", metadata: ["address": .string("\(address)")])
+        logger.info(
+            "NTS-KE server listening",
+            metadata: [
+                "address": .string("\(address)"), "timeout": .string("\(configuration.connectionTimeout)"),
+                "maximumConnections": .stringConvertible(configuration.maximumConnections),
+                "maximumConnectionsPerAddress": .stringConvertible(configuration.maximumConnectionsPerAddress),
+                "rateLimit": .string(
+                    configuration.connectionRateLimit == .infinity
+                        ? "off" : "\(configuration.connectionRateLimit)/s, burst \(configuration.connectionRateLimitBurst)"),
+            ])
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 try? await channel.closeFuture.get()
@@ -143,8 +237,15 @@ public final class NTSKEServer: Service, Sendable {
     }
 
     /// One connection's pipeline: TLS (a context of its own, so its key log holds its secret alone),
-    /// then the record handler.
-    private func initialize(_ channel: any Channel) throws {
+    /// then the record handler; or, over a cap, the connection closed before it is registered.
+    /// - Throws: ``ConnectionRefused`` for a connection over a cap (already closing).
+    func initialize(_ channel: any Channel) throws {
+        guard let id = admit(channel) else {
+            // Closed before its TLS handshake: a refusal costs an accept and a close.
+            channel.close(promise: nil)
+            throw ConnectionRefused()
+        }
+        channel.closeFuture.whenComplete { [connections] _ in connections.withLockedValue { $0.remove(id) } }
         let secret = NIOLockedValueBox<[UInt8]?>(nil)
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: certificates.map { .certificate($0) }, privateKey: .privateKey(privateKey))
@@ -154,7 +255,55 @@ public final class NTSKEServer: Service, Sendable {
         let context = try NIOSSLContext(configuration: tls)
         try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
         try channel.pipeline.syncOperations.addHandler(
-            NTSKEServerHandler(server: self, secret: secret, timeout: configuration.connectionTimeout))
+            NTSKEServerHandler(server: self, secret: secret, timeout: configuration.connectionTimeout, connection: id))
+    }
+
+    /// A connection closed as soon as it was accepted, over a cap.
+    struct ConnectionRefused: Error {}
+
+    /// Counts a new connection against the caps, closing the one in its key exchange longest when
+    /// the server is full.
+    /// - Returns: Its ID among the open connections, or `nil` when it must be closed at once.
+    private func admit(_ channel: any Channel) -> NTSKEConnectionTable<any Channel>.ID? {
+        let address = NTSKEClientAddress(channel.remoteAddress)
+        if let connectionLimiter, let address {
+            let now = timeBase.monotonicNow()
+            guard case .admit = connectionLimiter.withLockedValue({ $0.decide(NTPRateLimitKey(address), at: now) }) else {
+                counters.withLockedValue {
+                    $0.refusedConnections += 1
+                    $0.rateLimitedConnections += 1
+                }
+                logger.debug(
+                    "NTS-KE connection refused: over its address's rate limit",
+                    metadata: ["client": .string("\(channel.remoteAddress?.description ?? "?")")])
+                return nil
+            }
+        }
+        let admission = connections.withLockedValue { $0.admit(channel, from: address) }
+        switch admission {
+        case .admitted(let id):
+            return id
+        case .admittedClosing(let id, let oldest):
+            counters.withLockedValue { $0.evictedConnections += 1 }
+            logger.debug("NTS-KE connection closed to make room", metadata: ["client": .string("\(oldest.remoteAddress?.description ?? "?")")])
+            oldest.close(promise: nil)
+            return id
+        case .overAddressLimit, .full:
+            counters.withLockedValue { $0.refusedConnections += 1 }
+            logger.debug(
+                "NTS-KE connection refused: over the connection limits", metadata: ["client": .string("\(channel.remoteAddress?.description ?? "?")")])
+            return nil
+        }
+    }
+
+    /// The connection's request is read: it is answered now, no longer closed to make room.
+    func connectionAnswering(_ id: NTSKEConnectionTable<any Channel>.ID) {
+        connections.withLockedValue { $0.answering(id) }
+    }
+
+    func connectionTimedOut() {
+        counters.withLockedValue { $0.timedOut += 1 }
+        connectionFailed(NTSKEError(.timeout))
     }
 
     /// The records answering a request whose TLS session exported `exporterSecret`.
@@ -213,21 +362,25 @@ final class NTSKEServerHandler: ChannelInboundHandler {
     private let server: NTSKEServer
     private let secret: NIOLockedValueBox<[UInt8]?>
     private let timeout: Duration
+    private let connection: NTSKEConnectionTable<any Channel>.ID?
     private var decoder = NTSKERecordDecoder(maximumMessageSize: maximumRequestSize)
     private var timer: Scheduled<Void>?
     private var done = false
 
-    init(server: NTSKEServer, secret: NIOLockedValueBox<[UInt8]?>, timeout: Duration) {
+    init(server: NTSKEServer, secret: NIOLockedValueBox<[UInt8]?>, timeout: Duration, connection: NTSKEConnectionTable<any Channel>.ID? = nil) {
         self.server = server
         self.secret = secret
         self.timeout = timeout
+        self.connection = connection
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let channel = context.channel
         let server = self.server
-        timer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(timeout.nanosecondsClamped))) {
-            server.connectionFailed(NTSKEError(.timeout))
+        timer = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(Int64(timeout.nanosecondsClamped))) { [self] in
+            guard !done else { return }
+            done = true
+            server.connectionTimedOut()
             channel.close(promise: nil)
         }
     }
@@ -269,6 +422,7 @@ final class NTSKEServerHandler: ChannelInboundHandler {
     private func answer(context: ChannelHandlerContext, _ records: [NTSKERecord]) {
         done = true
         timer?.cancel()
+        if let connection { server.connectionAnswering(connection) }
         let bytes = NTSKERecord.encode(records)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: bytes))).whenComplete { _ in

@@ -25,6 +25,10 @@ import TimeSyncNTPServer
 ///
 /// Requests shorter than 1024 bytes, offering no version served, naming another server's key, or
 /// malformed are dropped without a word, as the protocol asks; no reply is larger than its request.
+/// Each client address may send ``RoughtimeServerConfiguration/rateLimit`` requests a second (bursts
+/// of ``RoughtimeServerConfiguration/rateLimitBurst``); what it sends beyond is dropped as it is
+/// read, before any signing, so a flood from a few addresses cannot spend the server's CPU on
+/// signatures or crowd out other clients.
 ///
 /// A ServiceLifecycle `Service`: ``run()`` binds, serves until graceful shutdown (SIGINT/SIGTERM in a
 /// `ServiceGroup`) or cancellation, then closes the socket.
@@ -62,7 +66,10 @@ public final class RoughtimeServer: Service, Sendable {
         self.timeBase = timeBase
         self.logger = logger
         self.state = .makeBoxSendingValue(
-            RoughtimeServerState(responder: responder, lifetime: configuration.delegationLifetime), eventLoop: group.next())
+            RoughtimeServerState(
+                responder: responder, lifetime: configuration.delegationLifetime,
+                limiter: NTPServerLimiter(rate: configuration.rateLimit, burst: configuration.rateLimitBurst, kissEvery: 0)),
+            eventLoop: group.next())
     }
 
     /// Binds the socket and serves until graceful shutdown or cancellation.
@@ -91,6 +98,7 @@ public final class RoughtimeServer: Service, Sendable {
                 "address": .string("\(address.endpoint)"), "publicKey": .string(publicKeyBase64),
                 "batch": .stringConvertible(configuration.effectiveBatchSize), "radius": .string("\(configuration.radius) s"),
                 "versions": .string(configuration.versions.map(\.description).joined(separator: ",")),
+                "rateLimit": .string(configuration.rateLimit == .infinity ? "off" : "\(configuration.rateLimit)/s, burst \(configuration.rateLimitBurst)"),
                 "onlineKeyValid": .string("\(validity.lowerBound)...\(validity.upperBound)"),
             ])
         await withTaskCancellationHandler {

@@ -19,15 +19,24 @@ public struct RoughtimeServerConfiguration: Sendable, Hashable {
     public var delegationLifetime: Duration
     /// The versions answered; a request offering none of them gets no reply.
     public var versions: [RoughtimeVersion]
+    /// Sustained requests per second per client address (default 1); `.infinity` turns the limit
+    /// off. A request over the limit is dropped before it is signed, without a reply (Roughtime has
+    /// no Kiss-o'-Death), and counted in ``RoughtimeServerStatistics/dropped`` as
+    /// `RoughtimeDropReason.rateLimited`. A client queries a server once per measurement, so one a
+    /// second leaves it room; a flood from one address costs at most this many signatures' share.
+    public var rateLimit: Double
+    /// Requests a client address may send back to back (default 8): a client that queries a few
+    /// times at once, or several clients behind one address, are answered.
+    public var rateLimitBurst: Double
 
     /// The largest batch: as many requests as one read from the socket brings.
     public static let maximumBatchSize = 64
 
     /// A configuration with the usual choices: batches of 64, a radius of 3 s, online keys for a day,
-    /// every framed version.
+    /// every framed version, one request a second per client address with bursts of 8.
     public init(
         host: String, port: Int, batchSize: Int = maximumBatchSize, radius: UInt32 = 3, delegationLifetime: Duration = .seconds(86_400),
-        versions: [RoughtimeVersion] = RoughtimeVersion.served
+        versions: [RoughtimeVersion] = RoughtimeVersion.served, rateLimit: Double = 1, rateLimitBurst: Double = 8
     ) {
         self.host = host
         self.port = port
@@ -35,6 +44,8 @@ public struct RoughtimeServerConfiguration: Sendable, Hashable {
         self.radius = radius
         self.delegationLifetime = delegationLifetime
         self.versions = versions
+        self.rateLimit = rateLimit
+        self.rateLimitBurst = rateLimitBurst
     }
 
     /// ``batchSize`` brought into 1…``maximumBatchSize``.

@@ -8,12 +8,26 @@ import TimeSyncNTPServer
 struct RoughtimeServerState: Sendable {
     var responder: RoughtimeResponder
     let lifetime: Duration
+    /// Per-address rate limits, judged as each datagram is read, before anything is signed.
+    let limiter: NTPServerLimiter
     var statistics = RoughtimeServerStatistics()
 
-    init(responder: RoughtimeResponder, lifetime: Duration) {
+    init(responder: RoughtimeResponder, lifetime: Duration, limiter: NTPServerLimiter = NTPServerLimiter(rate: .infinity, burst: 1, kissEvery: 0)) {
         self.responder = responder
         self.lifetime = lifetime
+        self.limiter = limiter
         statistics.delegations = 1
+    }
+
+    /// Whether a request from `client` arriving at `arrival` is within its address's limit; one
+    /// that is not is counted as received and dropped (`rateLimited`).
+    mutating func admit(_ client: SocketAddress, at arrival: MonotonicInstant) -> Bool {
+        guard case .admit = limiter.decide(NTPRateLimitKey(client), at: arrival) else {
+            statistics.received += 1
+            statistics.dropped[.rateLimited, default: 0] += 1
+            return false
+        }
+        return true
     }
 
     /// Delegates a new online key if the current one's window is ending (or has not begun), then
@@ -67,6 +81,11 @@ final class RoughtimeServerHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = unwrapInboundIn(data)
+        // Before the request joins a batch: a client over its limit costs no signature.
+        guard state.value.admit(envelope.remoteAddress, at: timeBase.monotonicNow()) else {
+            logger.trace("Roughtime request dropped", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)"), "reason": "rate limited"])
+            return
+        }
         clients.append(envelope.remoteAddress)
         requests.append(Array(envelope.data.readableBytesView))
         if requests.count >= batchSize { answer(context: context) }

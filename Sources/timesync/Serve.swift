@@ -20,9 +20,17 @@ struct Serve: AsyncParsableCommand {
             every --nts-key-rotation seconds (the three newest are accepted). With --nts-key-dir DIR they are \
             kept in DIR/ntskeys, which NTP servers on other hosts read to answer the same clients: run \
             'serve --ntp HOST:PORT --nts-key-dir DIR' there (no --nts-ke), and name one of them to clients \
-            with --nts-ntp-server HOST:PORT on the key-exchange server.
+            with --nts-ntp-server HOST:PORT on the key-exchange server. A key-exchange connection must \
+            send its request within --nts-ke-timeout seconds; at most --nts-ke-max-connections are open, \
+            --nts-ke-max-connections-per-address from one address, which may open --nts-ke-rate-limit a \
+            second (bursts of --nts-ke-rate-limit-burst).
 
-            Roughtime (RFC 10049): --roughtime HOST:PORT --key FILE serves signed time under the long-term             key in FILE ('timesync roughtime keygen --out FILE' makes one; with --nts-ke, name it             --roughtime-key FILE). An online key, delegated for --roughtime-key-lifetime seconds and renewed             before it ends, signs the replies; requests read together (up to --roughtime-batch) share one             signature.
+            Roughtime (RFC 10049): --roughtime HOST:PORT --key FILE serves signed time under the long-term \
+            key in FILE ('timesync roughtime keygen --out FILE' makes one; with --nts-ke, name it \
+            --roughtime-key FILE). An online key, delegated for --roughtime-key-lifetime seconds and renewed \
+            before it ends, signs the replies; requests read together (up to --roughtime-batch) share one \
+            signature. Each client address may send --roughtime-rate-limit requests a second (bursts of \
+            --roughtime-rate-limit-burst); more are dropped unanswered before they are signed.
             """)
 
     @Option(help: "Serve SNTP on this UDP address, e.g. 127.0.0.1:12300 or [::1]:123.")
@@ -105,6 +113,29 @@ struct Serve: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "NTS: seconds between rotations of the master key (60 to 31536000).")
     var ntsKeyRotation: Double = 86_400
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "NTS: seconds a key-exchange connection may take, from its acceptance to its whole request, before it is closed.",
+        valueName: "SECONDS"))
+    var ntsKeTimeout: Double = 10
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "NTS: the most key-exchange connections open at once (like chrony's maxntsconnections).",
+        discussion: "One more takes the place of the connection in its key exchange longest, or is closed at once when every connection is being answered.",
+        valueName: "N"))
+    var ntsKeMaxConnections: Int = NTSKEServer.Configuration.defaultMaximumConnections
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "NTS: the most key-exchange connections open at once from one client address (IPv6: one /64); more are closed at once.",
+        valueName: "N"))
+    var ntsKeMaxConnectionsPerAddress: Int = NTSKEServer.Configuration.defaultMaximumConnectionsPerAddress
+
+    @Option(help: "NTS: sustained new key-exchange connections per second per client address (IPv6: one /64), or 'off'; more are closed at once (like chrony's ntsratelimit).")
+    var ntsKeRateLimit: String = "1"
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "NTS: key-exchange connections a client address may open back to back before --nts-ke-rate-limit applies (1 to 10000).", valueName: "N"))
+    var ntsKeRateLimitBurst: Int = 8
+
     @Option(help: "Roughtime: serve signed time on this UDP address, e.g. 0.0.0.0:2002; needs a long-term key (--key FILE).")
     var roughtime: String?
 
@@ -122,6 +153,13 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Roughtime: the versions answered, comma-separated (default: 1,0x8000000c,0x8000000b,0x80000008).")
     var roughtimeVersions: String?
+
+    @Option(help: "Roughtime: sustained requests per second per client address, or 'off'; more are dropped before signing, unanswered.")
+    var roughtimeRateLimit: String = "1"
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Roughtime: requests a client address may send back to back before --roughtime-rate-limit applies (1 to 10000).", valueName: "N"))
+    var roughtimeRateLimitBurst: Int = 8
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
@@ -161,6 +199,21 @@ struct Serve: AsyncParsableCommand {
         }
         guard ntsKeyRotation.isFinite, (60...31_536_000).contains(ntsKeyRotation) else {
             throw ValidationError("--nts-key-rotation \(ntsKeyRotation): give 60 to 31536000 seconds")
+        }
+        guard ntsKeTimeout.isFinite, ntsKeTimeout >= 0.001, ntsKeTimeout <= 86_400 else {
+            throw ValidationError("--nts-ke-timeout \(ntsKeTimeout): give 0.001 to 86400 seconds")
+        }
+        guard (1...1_000_000).contains(ntsKeMaxConnections) else {
+            throw ValidationError("--nts-ke-max-connections \(ntsKeMaxConnections): give 1 to 1000000")
+        }
+        guard (1...1_000_000).contains(ntsKeMaxConnectionsPerAddress) else {
+            throw ValidationError("--nts-ke-max-connections-per-address \(ntsKeMaxConnectionsPerAddress): give 1 to 1000000")
+        }
+        guard Self.parseRateLimit(ntsKeRateLimit) != nil else {
+            throw ValidationError("--nts-ke-rate-limit '\(ntsKeRateLimit)': give a positive number of connections per second, or 'off'")
+        }
+        guard (1...10_000).contains(ntsKeRateLimitBurst) else {
+            throw ValidationError("--nts-ke-rate-limit-burst \(ntsKeRateLimitBurst): give 1 to 10000 connections")
         }
         if let ntp { _ = try Self.address(ntp, flag: "--ntp") }
         if let http { _ = try Self.address(http, flag: "--http") }
@@ -227,9 +280,13 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    var parsedRateLimit: Double? {
-        if rateLimit == "off" { return .infinity }
-        guard let value = Double(rateLimit), value.isFinite, value > 0 else { return nil }
+    var parsedRateLimit: Double? { Self.parseRateLimit(rateLimit) }
+
+    /// A rate limit flag's value: a positive number of requests per second, or `off` (`.infinity`);
+    /// `nil` for anything else.
+    static func parseRateLimit(_ text: String) -> Double? {
+        if text == "off" { return .infinity }
+        guard let value = Double(text), value.isFinite, value > 0 else { return nil }
         return value
     }
 
@@ -264,7 +321,9 @@ struct Serve: AsyncParsableCommand {
                     try NTSKEServer(
                         configuration: .init(
                             host: address.host, port: address.port, certificateChainFile: cert, privateKeyFile: key, ntpServer: ntpServer,
-                            ntpPort: ntpPort),
+                            ntpPort: ntpPort, connectionTimeout: .seconds(ntsKeTimeout), maximumConnections: ntsKeMaxConnections,
+                            maximumConnectionsPerAddress: ntsKeMaxConnectionsPerAddress,
+                            connectionRateLimit: Self.parseRateLimit(ntsKeRateLimit) ?? 1, connectionRateLimitBurst: Double(ntsKeRateLimitBurst)),
                         keys: keys, logger: logger))
             }
         } catch {
@@ -274,7 +333,8 @@ struct Serve: AsyncParsableCommand {
             services.append(
                 try makeRoughtimeServerService(
                     host: address.host, port: address.port, keyFile: keyFile, batchSize: roughtimeBatch, radius: roughtimeRadius,
-                    keyLifetime: roughtimeKeyLifetime, versions: try parsedRoughtimeVersions(), logger: logger))
+                    keyLifetime: roughtimeKeyLifetime, versions: try parsedRoughtimeVersions(),
+                    rateLimit: Self.parseRateLimit(roughtimeRateLimit) ?? 1, rateLimitBurst: roughtimeRateLimitBurst, logger: logger))
         }
         if let http, let address = parseHTTPAddress(http) {
             services.append(try makeHTTPServerService(host: address.host, port: address.port, limits: httpLimits, logger: logger))

@@ -29,6 +29,12 @@ extension Serve {
             throw ValidationError("--roughtime-key-lifetime \(roughtimeKeyLifetime): give 60 to 31536000 seconds")
         }
         _ = try parsedRoughtimeVersions()
+        guard Self.parseRateLimit(roughtimeRateLimit) != nil else {
+            throw ValidationError("--roughtime-rate-limit '\(roughtimeRateLimit)': give a positive number of requests per second, or 'off'")
+        }
+        guard (1...10_000).contains(roughtimeRateLimitBurst) else {
+            throw ValidationError("--roughtime-rate-limit-burst \(roughtimeRateLimitBurst): give 1 to 10000 requests")
+        }
     }
 
     /// `--roughtime-versions`, or every version the server answers.
@@ -49,11 +55,13 @@ extension Serve {
 
 /// The service behind `timesync serve --roughtime HOST:PORT --key FILE`: a Roughtime server signing
 /// with an online key delegated by the long-term key in `keyFile`. Its public key is logged at `info`
-/// once listening.
+/// once listening. Each client address may send `rateLimit` requests a second (`.infinity`: no
+/// limit), in bursts of `rateLimitBurst`; the rest are dropped before they are signed.
 /// - Throws: ``CommandFailure`` (`invalidArgument`) for a key file that does not hold a key, or an
 ///   address that is not one to serve on.
 func makeRoughtimeServerService(
-    host: String, port: Int, keyFile: String, batchSize: Int, radius: UInt32, keyLifetime: Double, versions: [RoughtimeVersion], logger: Logger
+    host: String, port: Int, keyFile: String, batchSize: Int, radius: UInt32, keyLifetime: Double, versions: [RoughtimeVersion],
+    rateLimit: Double = 1, rateLimitBurst: Int = 8, logger: Logger
 ) throws -> some Service {
     guard !host.isEmpty, (0...65_535).contains(port) else {
         throw CommandFailure.invalidArgument(
@@ -64,7 +72,8 @@ func makeRoughtimeServerService(
         let key = try RoughtimeKeyText.privateKey(file: keyFile)
         return try RoughtimeServer(
             configuration: .init(
-                host: host, port: port, batchSize: batchSize, radius: radius, delegationLifetime: .seconds(double: keyLifetime), versions: versions),
+                host: host, port: port, batchSize: batchSize, radius: radius, delegationLifetime: .seconds(double: keyLifetime), versions: versions,
+                rateLimit: rateLimit, rateLimitBurst: Double(rateLimitBurst)),
             longTermKey: key, logger: logger)
     } catch {
         throw CommandFailure.from(error)

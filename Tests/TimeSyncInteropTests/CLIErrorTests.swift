@@ -54,6 +54,12 @@ struct CLIErrorTests {
         (["query", "http://127.0.0.1%00.example.com/"], ["its host holds a control character"]),
         (["watch", "https://time.example%0A.com/"], ["its host holds a control character"]),
         (["query", "ntp://time.example%00"], ["'time.example%00' is not a host name"]),
+        (["serve", "--roughtime", "127.0.0.1:0", "--key", "/dev/null", "--roughtime-rate-limit", "fast"], ["--roughtime-rate-limit 'fast'", "'off'"]),
+        (["serve", "--roughtime", "127.0.0.1:0", "--key", "/dev/null", "--roughtime-rate-limit-burst", "0"], ["--roughtime-rate-limit-burst 0", "1 to 10000"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-max-connections", "0"], ["--nts-ke-max-connections 0", "1 to 1000000"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-max-connections-per-address", "-1"], ["--nts-ke-max-connections-per-address -1", "1 to 1000000"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-timeout", "0"], ["--nts-ke-timeout 0", "0.001 to 86400"]),
+        (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-rate-limit", "fast"], ["--nts-ke-rate-limit 'fast'", "'off'"]),
     ]
 
     @Test("a usage error exits 64 and names the flag, the value and the reason", arguments: usageErrors)

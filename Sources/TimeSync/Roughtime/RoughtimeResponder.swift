@@ -14,6 +14,9 @@ public enum RoughtimeDropReason: Error, Sendable, Hashable, CustomStringConverti
     case replyTooLarge
     /// The online key's window does not cover the current time (the transport rotates it first).
     case delegationExpired
+    /// Its sender's address is over the server's rate limit: dropped before it was signed (a
+    /// server's transport decides this; ``RoughtimeResponder`` never does).
+    case rateLimited
 
     public var description: String {
         switch self {
@@ -23,6 +26,7 @@ public enum RoughtimeDropReason: Error, Sendable, Hashable, CustomStringConverti
         case .otherServer: "SRV names another server"
         case .replyTooLarge: "reply larger than request"
         case .delegationExpired: "online key outside its window"
+        case .rateLimited: "client over its rate limit"
         }
     }
 }
