@@ -114,4 +114,12 @@ import TimeSyncFixtures
             try DeadlineInterval.remaining(.seconds(1), requestSent: Fixture.at(1), responseReceived: Fixture.at(0))
         }
     }
+
+    /// An interval in a message reads as seconds, exact at any size (a zero-width one included),
+    /// never as the type's fields.
+    @Test func anIntervalPrintsInSeconds() throws {
+        #expect("\(try OffsetInterval(lower: -1_234_567, upper: 2_345_678_901))" == "[-0.001234567 s, +2.345678901 s]")
+        #expect("\(try OffsetInterval(lower: 5, upper: 5))" == "[+0.000000005 s, +0.000000005 s]")
+        #expect("\(try OffsetInterval(lower: .min, upper: .max))" == "[-9223372036.854775808 s, +9223372036.854775807 s]")
+    }
 }
