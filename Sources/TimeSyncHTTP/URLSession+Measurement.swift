@@ -80,10 +80,12 @@ extension URLSession {
         return try HTTPTimeMeasurement(source: source, scheme: .timeHeader, samples: accepted, requests: samples + 1, rejected: rejected)
     }
 
-    /// One timed `GET`: the sample or why the response was rejected (a `429` or `503` as
-    /// ``HTTPTimeError/retryLater``), and whether it carried `TimeSync-Time`.
-    private func exchange(_ url: URL, observer: HTTPTimeObserver, timeout: Duration) async throws -> TimedExchange {
+    /// One timed request (`GET` unless `method` says otherwise): the sample or why the response was
+    /// rejected (a `429` or `503` as ``HTTPTimeError/retryLater``), and whether it carried
+    /// `TimeSync-Time`.
+    private func exchange(_ url: URL, method: String = "GET", observer: HTTPTimeObserver, timeout: Duration) async throws -> TimedExchange {
         var request = URLRequest(url: url)
+        request.httpMethod = method
         request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
         let (_, response, observation) = try await timeSyncData(for: request, observer: observer, within: timeout)
         let headers = response.headerPairs
@@ -95,22 +97,42 @@ extension URLSession {
         return TimedExchange(observation: observation, hasTimeHeader: hasTimeHeader)
     }
 
-    /// Executes a `DateRefinementPlan` on one server until it finishes.
+    /// A `DateRefinementPlan` on one server's `Date`, executed until it finishes.
     private func refineDate(
         _ url: URL, observer: HTTPTimeObserver, seed: OffsetSample?, maxRequests: Int, timeout: Duration
     ) async throws -> HTTPTimeMeasurement {
+        let plan = try await refineDate(
+            url, method: "GET", observer: observer, seed: seed, maxRequests: maxRequests, requestsUsed: 1, requestTimeout: { _ in timeout })
+        return try HTTPTimeMeasurement(
+            source: observer.source, scheme: .date, samples: plan.samples, requests: plan.requests, rejected: plan.rejected)
+    }
+
+    /// Executes a `DateRefinementPlan` on one server: each request sent when the plan says, a failed
+    /// one counted and the plan going on, until the plan finishes or `requestTimeout` gives no time
+    /// for another request.
+    /// - Parameters:
+    ///   - requestTimeout: The time the next request may take, given now; `nil` ends the plan.
+    /// - Returns: The finished plan, with at least one sample.
+    /// - Throws: ``HTTPTimeError/retryLater`` at once for a `429` or `503`,
+    ///   ``HTTPTimeError/inconsistentSamples`` when the server contradicts itself, the last failure
+    ///   when no request gave a sample, `CancellationError`.
+    func refineDate(
+        _ url: URL, method: String, observer: HTTPTimeObserver, seed: OffsetSample?, maxRequests: Int, requestsUsed: Int,
+        requestTimeout: (MonotonicInstant) -> Duration?
+    ) async throws -> DateRefinementPlan {
         let timeBase = observer.timeBase
         var plan: DateRefinementPlan
         do {
-            plan = try DateRefinementPlan(sourceCount: 1, maxRequests: maxRequests, requestsUsed: 1, seed: seed.map { (0, $0) })
+            plan = try DateRefinementPlan(sourceCount: 1, maxRequests: maxRequests, requestsUsed: requestsUsed, seed: seed.map { (0, $0) })
         } catch {
             throw HTTPTimeError.invalidArgument.withDetail(error.description)
         }
         var lastError: any Error = HTTPTimeError.noUsableSamples
-        while case .send(_, let instant) = plan.nextAction(at: timeBase.monotonicNow()) {
+        while case .send(_, let instant) = plan.nextAction(at: timeBase.monotonicNow()), requestTimeout(max(instant, timeBase.monotonicNow())) != nil {
             if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
+            guard let timeout = requestTimeout(timeBase.monotonicNow()) else { break }
             do {
-                switch try await exchange(url, observer: observer, timeout: timeout).observation {
+                switch try await exchange(url, method: method, observer: observer, timeout: timeout).observation {
                 case .success(let observation):
                     do {
                         try plan.handle(observation.sample, from: 0)
@@ -132,8 +154,7 @@ extension URLSession {
             }
         }
         guard !plan.samples.isEmpty else { throw lastError }
-        return try HTTPTimeMeasurement(
-            source: observer.source, scheme: .date, samples: plan.samples, requests: plan.requests, rejected: plan.rejected)
+        return plan
     }
 }
 

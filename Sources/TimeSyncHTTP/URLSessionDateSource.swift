@@ -53,40 +53,14 @@ public struct URLSessionDateSource: TimeSource {
     ///   for a response without a usable `Date`, ``HTTPTimeError/inconsistentSamples`` when the
     ///   server contradicts itself, URLSession's errors when no request succeeded, `CancellationError`.
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
-        let timeBase = observer.timeBase
-        let deadline = timeBase.monotonicNow().advanced(by: timeout)
-        var plan = try DateRefinementPlan(sourceCount: 1, maxRequests: requestsPerMeasurement)
-        var lastError: any Error = HTTPTimeError.noUsableSamples
-        while case .send(_, let instant) = plan.nextAction(at: timeBase.monotonicNow()) {
-            let remaining = instant.duration(to: deadline)
-            // A request that could not finish before the deadline is not sent.
-            guard remaining > .milliseconds(1) else { break }
-            if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
-            var request = URLRequest(url: url)
-            request.httpMethod = "HEAD"
-            do {
-                let (_, response, observation) = try await session.timeSyncData(
-                    for: request, observer: observer, within: timeBase.monotonicNow().duration(to: deadline))
-                if let error = HTTPTimeError.retryLater(
-                    status: response.statusCode, headers: response.headerPairs, wallNow: timeBase.wallNow())
-                {
-                    throw error
-                }
-                do {
-                    try plan.handle(try observation.get().sample, from: 0)
-                } catch let error as SampleError {
-                    throw HTTPTimeError.inconsistentSamples.withDetail("\(name): \(error)")
-                }
-            } catch let error as HTTPTimeError where error == .retryLater || error == .inconsistentSamples {
-                throw error
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                plan.handleFailure(from: 0)
-                lastError = error
-            }
-        }
-        guard !plan.samples.isEmpty else { throw lastError }
+        let deadline = observer.timeBase.monotonicNow().advanced(by: timeout)
+        let plan = try await session.refineDate(
+            url, method: "HEAD", observer: observer, seed: nil, maxRequests: requestsPerMeasurement, requestsUsed: 0,
+            requestTimeout: { now in
+                // A request that could not finish before the deadline is not sent.
+                let remaining = now.duration(to: deadline)
+                return remaining > .milliseconds(1) ? remaining : nil
+            })
         return plan.samples
     }
 
