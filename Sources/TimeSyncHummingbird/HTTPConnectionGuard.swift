@@ -52,7 +52,7 @@ package final class HTTPConnectionRegistry: Sendable {
     }
 
     func setWaiting(_ id: HTTPConnectionTable<any Channel>.ID, _ isWaiting: Bool) {
-        table.withLock { $0.setWaiting(id, isWaiting) }
+        table.withLock { $0.setClosable(id, isWaiting) }
     }
 }
 

@@ -265,7 +265,7 @@ public final class NTSKEServer: Service, Sendable {
     /// the server is full.
     /// - Returns: Its ID among the open connections, or `nil` when it must be closed at once.
     private func admit(_ channel: any Channel) -> NTSKEConnectionTable<any Channel>.ID? {
-        let address = NTSKEClientAddress(channel.remoteAddress)
+        let address = channel.remoteAddress?.withSockAddr { NTSKEClientAddress(sockaddr: $0, length: $1) }
         if let connectionLimiter, let address {
             let now = timeBase.monotonicNow()
             guard case .admit = connectionLimiter.withLockedValue({ $0.decide(NTPRateLimitKey(address), at: now) }) else {
@@ -298,7 +298,7 @@ public final class NTSKEServer: Service, Sendable {
 
     /// The connection's request is read: it is answered now, no longer closed to make room.
     func connectionAnswering(_ id: NTSKEConnectionTable<any Channel>.ID) {
-        connections.withLockedValue { $0.answering(id) }
+        connections.withLockedValue { $0.setClosable(id, false) }
     }
 
     func connectionTimedOut() {

@@ -72,7 +72,7 @@ struct HTTPConnectionLimitsTests {
         #expect({ if case .overAddressLimit = table.admit("a3", from: a) { true } else { false } }())
         #expect(table.count(from: a) == 2 && table.count == 2)
         // a1 answers a request; a2 waits. The third connection fills the server.
-        table.setWaiting(a1, false)
+        table.setClosable(a1, false)
         guard case .admitted(let b1) = table.admit("b1", from: b) else {
             Issue.record("b1 was refused")
             return
@@ -87,7 +87,7 @@ struct HTTPConnectionLimitsTests {
         table.remove(a2)  // its close arrives later: ignored
         #expect(table.count == 3)
         // Everyone busy: refused.
-        for id in [b1, b2] { table.setWaiting(id, false) }
+        for id in [b1, b2] { table.setClosable(id, false) }
         #expect({ if case .full = table.admit("c1", from: .v4(3)) { true } else { false } }())
         // A closed connection frees its slot and its address's.
         table.remove(a1)
@@ -105,8 +105,8 @@ struct HTTPConnectionLimitsTests {
         }
         for round in 0..<100_000 {
             let id = ids[round % ids.count]
-            table.setWaiting(id, false)
-            table.setWaiting(id, true)
+            table.setClosable(id, false)
+            table.setClosable(id, true)
         }
         // Full and all waiting: the oldest waiting is the one whose request ended longest ago.
         guard case .admittedClosing(_, let closed) = table.admit(99, from: nil) else {

@@ -51,7 +51,9 @@ import TimeSyncTesting
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    static func address(_ text: String) -> NTSKEClientAddress? { NTSKEClientAddress(try? SocketAddress(ipAddress: text, port: 4460)) }
+    static func address(_ text: String) -> NTSKEClientAddress? {
+        (try? SocketAddress(ipAddress: text, port: 4460))?.withSockAddr { NTSKEClientAddress(sockaddr: $0, length: $1) }
+    }
 
     // MARK: the table
 
@@ -83,7 +85,7 @@ import TimeSyncTesting
             }
             ids.append(id)
         }
-        table.answering(ids[0])
+        table.setClosable(ids[0], false)
         guard case .admittedClosing(_, let closed) = table.admit(10, from: Self.address("192.0.2.9")) else {
             Issue.record("a fourth takes a place")
             return
@@ -98,7 +100,7 @@ import TimeSyncTesting
             Issue.record("then the newcomer, now the oldest in its exchange")
             return
         }
-        table.answering(ids[0])
+        table.setClosable(ids[0], false)
         table.remove(ids[0])
         #expect(table.count == 2)
     }
@@ -110,7 +112,7 @@ import TimeSyncTesting
                 Issue.record("admitted")
                 return
             }
-            table.answering(id)
+            table.setClosable(id, false)
         }
         guard case .full = table.admit(2, from: nil) else {
             Issue.record("full")
