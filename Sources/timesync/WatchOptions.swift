@@ -1,0 +1,123 @@
+import Foundation
+import TimeSync
+import TimeSyncNTP
+
+/// The settings of `timesync watch`, checked the same way whichever way the command was built.
+struct WatchOptions: Sendable {
+    var sources: [String]
+    var caFile: [String] = []
+    var duration: Double?
+    var json = false
+    var store: String?
+    /// Milliseconds.
+    var targetError: Double = 250
+    var timeout: Double = 2
+    var interval: Double?
+
+    /// The defaults, for help texts.
+    static let defaults = WatchOptions(sources: [])
+
+    /// What is wrong with the settings, as a usage error says it; `nil` when they are good.
+    var problem: String? {
+        guard !sources.isEmpty else { return "no source: give at least one ntp://, nts://, roughtime:// or http(s):// URL" }
+        if let duration, !(duration.isFinite && duration > 0 && duration <= 31_536_000) {
+            return "--duration \(duration): give seconds, more than 0 and at most 31536000 (a year)"
+        }
+        guard targetError.isFinite, targetError > 0, targetError <= 3_600_000 else {
+            return "--target-error \(targetError): give milliseconds, more than 0 and at most 3600000"
+        }
+        guard timeout.isFinite, timeout > 0, timeout <= 60 else { return "--timeout \(timeout): give seconds, more than 0 and at most 60" }
+        if let interval, !(interval.isFinite && interval >= 0.1 && interval <= 86_400) {
+            return "--interval \(interval): give seconds, from 0.1 to 86400"
+        }
+        for source in sources {
+            if case .failure(let problem) = Self.parse(source) { return problem.message }
+        }
+        for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
+            return "--ca-file '\(file)': no readable file there; give a PEM file of certificate authorities"
+        }
+        if let store {
+            // Only a store (or nothing, or an empty file) is ever replaced.
+            do {
+                try FileCalibrationStore(url: URL(fileURLWithPath: store)).validate()
+            } catch {
+                return "--store: \(error)"
+            }
+        }
+        return nil
+    }
+
+    enum ParsedSource {
+        case ntp(NTPServerAddress)
+        #if CLI
+        case nts(NTSURL)
+        case roughtime(RoughtimeURL)
+        #endif
+        case http(URL)
+    }
+
+    /// A source's usage error.
+    struct Problem: Error {
+        var message: String
+    }
+
+    static func parse(_ source: String) -> Result<ParsedSource, Problem> {
+        let lower = source.lowercased()
+        if lower.hasPrefix("ntp://") {
+            do {
+                return .success(.ntp(try NTPServerAddress(validating: source)))
+            } catch {
+                return .failure(Problem(message: "\(error); give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300"))
+            }
+        }
+        if lower.hasPrefix("nts://") {
+            #if CLI
+            do {
+                return .success(.nts(try NTSURL(source)))
+            } catch {
+                return .failure(Problem(message: "\(error); give nts://HOST[:PORT], e.g. nts://time.cloudflare.com or nts://127.0.0.1:4460"))
+            }
+            #else
+            return .failure(Problem(message: traitMissing("nts", command: "watch")))
+            #endif
+        }
+        if lower.hasPrefix("roughtime://") {
+            #if CLI
+            do {
+                return .success(.roughtime(try RoughtimeURL(source)))
+            } catch {
+                return .failure(Problem(message: RoughtimeURL.problem(error)))
+            }
+            #else
+            return .failure(Problem(message: traitMissing("roughtime", command: "watch")))
+            #endif
+        }
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            guard let url = URL(string: source), let host = url.host, !host.isEmpty else {
+                return .failure(Problem(message: "'\(source)' has no host; give http(s)://HOST[:PORT][/PATH]"))
+            }
+            if HostPort.hasControlCharacter(host) {
+                return .failure(
+                    Problem(message: "'\(source)': its host holds a control character (a NUL or a line break, perhaps as %00 or %0A); give http(s)://HOST[:PORT][/PATH]"))
+            }
+            return .success(.http(url))
+        }
+        return .failure(Problem(message: "'\(source)' is not an ntp://, nts://, roughtime://, http:// or https:// URL"))
+    }
+}
+
+extension WatchOptions {
+    /// Each flag's help, the same in both builds of the command.
+    enum Help {
+        static let sources = "The sources: ntp://host[:port], nts://host[:port], roughtime://host:port?key=BASE64 or http(s):// URLs."
+        static let caFile = "NTS: a PEM file of certificate authorities to trust for key-exchange servers, beside the system's (repeatable)."
+        static let duration = "Stop after this many seconds (default: run until SIGINT or SIGTERM)."
+        static let json =
+            "Print JSON Lines; a usage error is a JSON object {\"error\": …, \"errorType\": \"invalidArgument\", \"help\": …} (exit status 64)."
+        static let store = "Keep the calibration in this file: restored at start (an offline start reports it), saved as it changes."
+        static let targetError =
+            "The error to keep, in milliseconds: polling speeds up when the error would pass it before the next poll, and slows down well below it."
+        static let timeout = "Each measurement's deadline, in seconds (more than 0, at most 60)."
+        static let interval = "Also print a line every this many seconds, between calibrations (default: only on a calibration)."
+    }
+}
