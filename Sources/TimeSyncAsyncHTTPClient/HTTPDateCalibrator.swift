@@ -69,6 +69,11 @@ public struct HTTPDateCalibrator: Sendable {
         while true {
             switch plan.nextAction(at: timeBase.monotonicNow()) {
             case .send(let index, let instant):
+                if let deadline = sources[index].measurementDeadline, instant >= deadline {
+                    // No time left for another request in the measurement: what the plan has is the answer.
+                    guard let chosen = plan.chosenSource else { throw lastError }
+                    return (plan, chosen)
+                }
                 if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
                 switch try await sources[index].attempt(policy: .dateOnly) {
                 case .success(let observation):

@@ -30,6 +30,9 @@ public struct HTTPTimeSource: Sendable {
     let timeBase: any TimeBase
     let makeNonce: @Sendable () -> String
     let logger: Logger
+    /// The deadline of a whole measurement (a synchronizer's poll), when there is one: each request
+    /// gets at most what is left of it, and none is sent once it has passed.
+    var measurementDeadline: MonotonicInstant?
 
     /// Creates a source.
     /// - Parameters:
@@ -97,7 +100,10 @@ public struct HTTPTimeSource: Sendable {
         if let nonce { builder.headers.add(name: HTTPTimeHeader.nonceName, value: HTTPTimeNonce.fieldValue(nonce)) }
         let request = builder
         let started = timeBase.monotonicNow()
-        let limit = timeout.nanosecondsClamped
+        let limit = min(timeout.nanosecondsClamped, measurementDeadline.map { started.duration(to: $0).nanosecondsClamped } ?? .max)
+        guard limit > 0 else {
+            throw HTTPTimeError.timeout.withDetail("\(source): the measurement's deadline passed before this request could be sent")
+        }
         let deadline = started.advanced(by: .nanoseconds(limit))
         let progress = ExchangeProgress()
         let (head, requestSent, responseReceived) = try await withTransportErrors { try await withThrowingTaskGroup(
@@ -218,8 +224,11 @@ public struct HTTPTimeSource: Sendable {
         }
         var accepted: [OffsetSample] = []
         var rejected = 0
+        var sent = 1
         var lastError: any Error = HTTPTimeError.noUsableSamples
         for _ in 0..<samples {
+            if let measurementDeadline, timeBase.monotonicNow() >= measurementDeadline { break }
+            sent += 1
             switch try await attempt() {
             case .success(let observation): accepted.append(observation.sample)
             case .failure(let error):
@@ -229,7 +238,7 @@ public struct HTTPTimeSource: Sendable {
             }
         }
         guard !accepted.isEmpty else { throw lastError }
-        return Collected(scheme: .timeHeader, samples: accepted, requests: samples + 1, rejected: rejected)
+        return Collected(scheme: .timeHeader, samples: accepted, requests: sent, rejected: rejected)
     }
 }
 

@@ -38,10 +38,13 @@ extension NTPClient {
     /// the first address that answers, like ``query(host:port:timeout:samples:interval:conflictWindow:)``,
     /// and returns every validated sample as it is. Nothing is combined: the clock's estimator takes
     /// the samples (and holds any that contradicts the source's others as a suspect).
+    ///
+    /// `timeout` is the whole measurement's: name resolution, every address tried and every exchange
+    /// share it, and no request is sent once it has passed.
     /// - Parameters:
     ///   - server: The server's name or address and port.
     ///   - source: The source name the samples carry.
-    ///   - timeout: The deadline of each exchange.
+    ///   - timeout: The deadline of the whole measurement.
     ///   - samples: How many exchanges (at least 1; default 1).
     ///   - interval: The spacing of the exchanges (default 250 ms).
     ///   - conflictWindow: How long each exchange listens after its first reply for a conflicting one.
@@ -52,22 +55,26 @@ extension NTPClient {
         of server: NTPServerAddress, source: String, timeout: Duration, samples: Int = 1,
         interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .synchronizer
     ) async throws -> [OffsetSample] {
-        try await firstAnswering(server, timeout: timeout) { address in
+        let deadline = timeBase.monotonicNow().advanced(by: timeout)
+        return try await firstAnswering(server, timeout: timeout, deadline: deadline) { address in
             try await collect(
                 server: server, address: address, source: source, timeout: timeout, samples: max(1, samples),
-                interval: interval, conflictWindow: conflictWindow
+                interval: interval, conflictWindow: conflictWindow, deadline: deadline
             ).samples
         }
     }
 
     /// Resolves the server's name (within `timeout`) and returns what `body` makes of the first
-    /// address that answers; IPv4 and IPv6 addresses alternate.
+    /// address that answers; IPv4 and IPv6 addresses alternate. With a `deadline`, resolution gets
+    /// only what is left of it, and no address is tried once it has passed.
     func firstAnswering<Result>(
-        _ server: NTPServerAddress, timeout: Duration, _ body: (IPEndpoint) async throws -> Result
+        _ server: NTPServerAddress, timeout: Duration, deadline: MonotonicInstant? = nil, _ body: (IPEndpoint) async throws -> Result
     ) async throws -> Result {
-        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port, policy: addressPolicy, timeout: timeout)
+        let resolution = deadline.map { min(timeout, timeBase.monotonicNow().duration(to: $0)) } ?? timeout
+        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port, policy: addressPolicy, timeout: resolution)
         var lastError: any Error = NTPClientError(.noAddresses, server.host)
         for address in addresses {
+            if let deadline, timeBase.monotonicNow() >= deadline { break }
             do {
                 return try await body(address)
             } catch let error as NTPReplyError where error == .kissOfDeath {
@@ -100,9 +107,11 @@ extension NTPClient {
 
     /// Exchanges `samples` requests with one address, `interval` apart (a `RATE` kiss widening the
     /// spacing), and returns the replies and their samples.
+    /// With a `deadline` (the whole measurement's), each exchange gets at most what is left of it,
+    /// and no request is sent once it has passed.
     func collect(
         server: NTPServerAddress, address: IPEndpoint, source: String, timeout: Duration, samples: Int,
-        interval: Duration, conflictWindow: ConflictWindow
+        interval: Duration, conflictWindow: ConflictWindow, deadline: MonotonicInstant? = nil
     ) async throws -> (replies: [NTPReply], samples: [OffsetSample]) {
         let started = timeBase.monotonicNow()
         var replies: [NTPReply] = []
@@ -114,10 +123,13 @@ extension NTPClient {
         var spacing = interval  // widened by a RATE kiss for the rest of the query
         var nextSend = started
         while exchanges < samples {
+            if let deadline, nextSend >= deadline { break }
             if exchanges + kisses > 0 { try await timeBase.sleep(until: nextSend) }
             nextSend = timeBase.monotonicNow().advanced(by: spacing)
+            let allowed = deadline.map { min(timeout, timeBase.monotonicNow().duration(to: $0)) } ?? timeout
+            guard allowed > .zero else { break }
             do {
-                let reply = try await exchange(with: address, timeout: timeout, conflictWindow: conflictWindow)
+                let reply = try await exchange(with: address, timeout: allowed, conflictWindow: conflictWindow)
                 exchanges += 1
                 collected.append(try reply.sample(source: source))
                 replies.append(reply)
@@ -144,12 +156,12 @@ extension NTPClient {
             }
         }
         guard !collected.isEmpty else {
-            if timeouts == samples {
+            if timeouts == exchanges, timeouts > 0 {
                 let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
                 throw NTPClientError(
-                    .timeout, "from \(address): \(samples) request\(samples == 1 ? "" : "s") unanswered in \(waited.readable)")
+                    .timeout, "from \(address): \(timeouts) request\(timeouts == 1 ? "" : "s") unanswered in \(waited.readable)")
             }
-            throw lastError ?? NTPClientError(.timeout, "\(address)")
+            throw lastError ?? NTPClientError(.timeout, "\(address): the measurement's deadline passed before a request could be sent")
         }
         return (replies, collected)
     }

@@ -38,7 +38,8 @@ public struct NTPTimeSource: TimeSource {
         servers.map { NTPTimeSource($0, timeBase: timeBase, addressPolicy: addressPolicy) }
     }
 
-    /// Resolves the name and makes one exchange with the first address that answers.
+    /// Resolves the name and makes one exchange with the first address that answers, all within
+    /// `timeout`: resolution, each address tried and the exchange share it.
     /// - Returns: The reply's sample, validated, carrying ``name``.
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
         // Listens on after the reply (max(2 round trips, 250 ms)), so a spoofer racing the server is
