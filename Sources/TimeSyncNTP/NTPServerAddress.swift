@@ -55,7 +55,7 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
             host = rest
         }
         guard !host.isEmpty else { throw invalid("no host") }
-        if host.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+        if HostPort.hasControlCharacter(String(host)) {
             throw invalid("the host holds a control character (a NUL, a line break)")
         }
         // Colons, or brackets, are an IPv6 literal's and nothing else's.
