@@ -18,11 +18,5 @@ extension HTTPTimeSource: TimeSource {
         source.measurementDeadline = timeBase.monotonicNow().advanced(by: timeout)
         return try await source.collect(samples: policy == .dateOnly ? 8 : 3).samples
     }
-
-    /// A `429` or `503` with `Retry-After` waits that long; a `429` without one slows polling down
-    /// like NTP's `RATE` kiss; anything else is a failure.
-    public func pollOutcome(for error: any Error) -> PollOutcome {
-        HTTPTimeError.pollOutcome(for: error)
-    }
 }
 #endif

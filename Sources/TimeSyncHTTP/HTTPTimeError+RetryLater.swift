@@ -1,6 +1,6 @@
 import TimeSync
 
-extension HTTPTimeError {
+extension HTTPTimeError: SourceFailure {
     /// The statuses by which a server asks its clients to back off: `429 Too Many Requests` and
     /// `503 Service Unavailable`.
     public static let retryLaterStatuses: Set<Int> = [429, 503]
@@ -44,8 +44,11 @@ extension HTTPTimeError {
     public var pollOutcome: PollOutcome {
         guard code == .retryLater else { return .failure }
         if let retryAfter { return .retryAfter(retryAfter) }
-        return status == 429 ? .kiss(.reducePollRate) : .failure
+        return status == 429 ? .slowDown : .failure
     }
+
+    /// `HTTP 429` or `HTTP 503`, for a response that asked the client to back off.
+    public var refusalCode: String? { code == .retryLater ? status.map { "HTTP \($0)" } : nil }
 
     /// What an error of an HTTP time source's measurement means for its polling: an
     /// ``HTTPTimeError``'s ``pollOutcome``, a failure for any other error (a timeout, a refused
@@ -53,6 +56,6 @@ extension HTTPTimeError {
     /// - Parameter error: The error `measure(timeout:)` threw.
     /// - Returns: The outcome for the schedule.
     public static func pollOutcome(for error: any Error) -> PollOutcome {
-        (error as? HTTPTimeError)?.pollOutcome ?? .failure
+        PollOutcome(failure: error)
     }
 }

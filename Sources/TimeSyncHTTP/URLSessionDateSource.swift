@@ -63,11 +63,5 @@ public struct URLSessionDateSource: TimeSource {
             })
         return plan.samples
     }
-
-    /// A `429` or `503` with `Retry-After` waits that long; a `429` without one slows polling down
-    /// like NTP's `RATE` kiss; anything else is a failure.
-    public func pollOutcome(for error: any Error) -> PollOutcome {
-        HTTPTimeError.pollOutcome(for: error)
-    }
 }
 #endif

@@ -81,11 +81,5 @@ public struct URLSessionTimeSource: TimeSource {
         }
         return [try observation.get().sample]
     }
-
-    /// A `429` or `503` with `Retry-After` waits that long; a `429` without one slows polling down
-    /// like NTP's `RATE` kiss; anything else is a failure.
-    public func pollOutcome(for error: any Error) -> PollOutcome {
-        HTTPTimeError.pollOutcome(for: error)
-    }
 }
 #endif

@@ -77,12 +77,10 @@ extension NTPClient {
             if let deadline, timeBase.monotonicNow() >= deadline { break }
             do {
                 return try await body(address)
-            } catch let error as NTPReplyError where error == .kissOfDeath {
-                throw error  // the server said no: do not try its other addresses
+            } catch let error as NTPReplyError where error.endsMeasurement {
+                throw error  // the server said no, or someone raced it: do not try its other addresses
             } catch let error as SampleConsensusError {
                 throw error  // the server answered, inconsistently: that is the finding
-            } catch let error as NTPReplyError where error == .conflictingReplies {
-                throw error  // someone raced the server: that is the finding
             } catch is CancellationError {
                 throw CancellationError()
             } catch {
@@ -95,15 +93,6 @@ extension NTPClient {
     /// The longest a one-shot query waits to honour a `RATE` kiss: 16 s. A server asking for more
     /// ends the query with the kiss.
     static let maximumRateWait: Duration = .seconds(16)
-
-    /// The interval a `RATE` kiss asks for (2^poll s, at least one second), when it is one and within
-    /// `maximum`.
-    static func rateWait(_ kiss: NTPReplyError, maximum: Duration) -> Duration? {
-        guard kiss == .kissOfDeath, kiss.kissCode == NTPReferenceID.rate else { return nil }
-        let poll = min(max(Int(kiss.kissPoll ?? 0), 0), 17)
-        let wait = Duration.seconds(1 << poll)
-        return wait <= maximum ? wait : nil
-    }
 
     /// Exchanges `samples` requests with one address, `interval` apart (a `RATE` kiss widening the
     /// spacing), and returns the replies and their samples.
@@ -133,15 +122,14 @@ extension NTPClient {
                 exchanges += 1
                 collected.append(try reply.sample(source: source))
                 replies.append(reply)
-            } catch let error as NTPReplyError where error == .kissOfDeath {
+            } catch let error as NTPReplyError where error.endsMeasurement {
                 // RATE: keep the interval the server asks for from now on (only for a wait a one-shot
-                // query can afford); DENY, RSTR and the rest end the query.
-                guard let wait = Self.rateWait(error, maximum: Self.maximumRateWait), kisses < samples else { throw error }
+                // query can afford); DENY, RSTR and the rest end the query, and so does one raced
+                // exchange: report it, do not average it away.
+                guard let wait = error.requestedInterval(maximum: Self.maximumRateWait), kisses < samples else { throw error }
                 kisses += 1
                 spacing = max(spacing, wait + wait / 10)  // a margin over the limit, not on its edge
                 nextSend = max(nextSend, timeBase.monotonicNow().advanced(by: wait))
-            } catch let error as NTPReplyError where error == .conflictingReplies {
-                throw error  // one raced exchange taints the query: report it, do not average it away
             } catch let error as NTPClientError where error == .unreachable {
                 throw NTPClientError(.unreachable, "\(address): port unreachable")
             } catch is CancellationError {

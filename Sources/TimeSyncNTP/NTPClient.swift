@@ -28,34 +28,8 @@ public struct NTPClient: Sendable {
         self.addressPolicy = addressPolicy
     }
 
-    /// How long an exchange keeps listening after the first valid reply, to see a second, different
-    /// reply to the same request (a spoofer on the path racing the server): the round trip, and at
-    /// least `minimum`; never past the exchange's deadline.
-    public struct ConflictWindow: Sendable, Hashable {
-        /// The shortest wait after the first reply.
-        public var minimum: Duration
-        /// Round trips to wait after the first reply (the wait is the larger of this and `minimum`).
-        public var roundTrips: Int
-
-        /// Creates a window.
-        public init(minimum: Duration, roundTrips: Int = 1) {
-            self.minimum = max(.zero, minimum)
-            self.roundTrips = max(0, roundTrips)
-        }
-
-        /// max(round trip, 20 ms): what a one-shot query waits.
-        public static let query = ConflictWindow(minimum: .milliseconds(20))
-        /// max(2 round trips, 250 ms): what a synchronizer's source waits before its sample reaches the
-        /// clock, so a late conflicting reply is seen before the sample is used rather than after.
-        public static let synchronizer = ConflictWindow(minimum: .milliseconds(250), roundTrips: 2)
-        /// No wait: the first valid reply is returned at once (a late conflict goes unseen).
-        public static let none = ConflictWindow(minimum: .zero, roundTrips: 0)
-
-        /// The wait after a reply whose exchange took `roundTrip`.
-        func wait(roundTrip: Duration) -> Duration {
-            max(minimum, roundTrip * roundTrips)
-        }
-    }
+    /// How long an exchange keeps listening after the first valid reply for a conflicting one.
+    public typealias ConflictWindow = NTPConflictWindow
 
     /// One request and its reply, within one deadline for the whole exchange.
     ///
@@ -80,46 +54,8 @@ public struct NTPClient: Sendable {
     public func exchange(
         with address: IPEndpoint, timeout: Duration, conflictWindow: ConflictWindow = .query
     ) async throws -> NTPReply {
-        let started = timeBase.monotonicNow()
-        let socket = try DatagramSocket(connectingTo: address, timeBase: timeBase)
-        defer { socket.close() }
-        let elapsed = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds.saturatingSubtract(started.nanoseconds))
-        socket.close(after: timeout - elapsed)
-        // Stamp t1 and send, back to back.
-        var generator = SystemRandomNumberGenerator()
-        var pending = NTPClientRequest(wallTime: timeBase.wallNow(), monotonicTime: timeBase.monotonicNow(), using: &generator)
-        try socket.send(pending.packet.encoded())
-        var lastRejection: NTPReplyError?
-        var accepted: NTPReply?
-        while let datagram = try await socket.next() {
-            let reply: NTPReply
-            do {
-                reply = try pending.accept(datagram.bytes, receivedAt: datagram.receivedAt, limits: limits)
-            } catch {
-                let rejection: NTPReplyError = error
-                guard Self.isStray(rejection) else { throw rejection }
-                lastRejection = rejection
-                continue
-            }
-            let wait = conflictWindow.wait(roundTrip: .nanoseconds(reply.responseReceived.nanoseconds - reply.requestSent.nanoseconds))
-            guard wait > .zero else { return reply }
-            // Listen on for a conflicting reply: closing the socket at the window's end ends the loop
-            // (the deadline, if sooner, still holds).
-            if accepted == nil { socket.close(after: wait) }
-            accepted = reply
-        }
-        try Task.checkCancellation()
-        if let accepted { return accepted }
-        if let lastRejection { throw lastRejection }
-        let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
-        throw NTPClientError(.timeout, "from \(address) within \(waited.readable)\(socket.droppedUnseen.map { "; \($0)" } ?? "")")
-    }
-
-    /// Whether a rejection means "not the reply to this request" (wait on) rather than a final answer.
-    private static func isStray(_ error: NTPReplyError) -> Bool {
-        switch error {
-        case NTPReplyError.originMismatch, NTPReplyError.duplicate, NTPReplyError.malformedPacket: true
-        default: false
-        }
+        let deadline = timeBase.monotonicNow().advanced(by: timeout)
+        var exchange = NTPClientExchange(limits: limits, conflictWindow: conflictWindow, timeout: timeout)
+        return try await DatagramExchangeDriver.run(&exchange, with: address, deadline: deadline, timeBase: timeBase)
     }
 }

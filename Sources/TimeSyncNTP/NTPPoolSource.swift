@@ -79,8 +79,7 @@ public struct NTPPoolSource: Sendable {
         case .measured(_, let samples):
             for sample in samples { onEvent(.sample(sample)) }
         case .failed(let source, let error, _, let retryIn):
-            if let error = error as? NTPReplyError, error == .kissOfDeath {
-                let code = error.kissCode ?? NTPReferenceID(rawValue: 0)
+            if let error = error as? NTPReplyError, let code = error.kissCode, error.refusalCode != nil {
                 onEvent(.kissOfDeath(source: source, code: code, retryIn: retryIn))
             } else if let retryIn {
                 onEvent(.failed(source: source, error: "\(error)", retryIn: retryIn))
@@ -138,10 +137,7 @@ public struct NTPPoolSource: Sendable {
         return SynchronizerLoop.Source(
             name: name,
             measure: { try await [client.exchange(with: address, timeout: timeout).sample(source: name)] },
-            outcome: { error in
-                guard let error = error as? NTPReplyError, error == .kissOfDeath else { return .failure }
-                return .kiss((error.kissCode ?? NTPReferenceID(rawValue: 0)).kissAction)
-            })
+            outcome: PollOutcome.init(failure:))
     }
 }
 

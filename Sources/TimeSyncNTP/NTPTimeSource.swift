@@ -46,11 +46,4 @@ public struct NTPTimeSource: TimeSource {
         // seen before its sample reaches the clock.
         try await client.samples(of: server, source: name, timeout: timeout, conflictWindow: .synchronizer)
     }
-
-    public func pollOutcome(for error: any Error) -> PollOutcome {
-        if let error = error as? NTPReplyError, error == .kissOfDeath {
-            return .kiss((error.kissCode ?? NTPReferenceID(rawValue: 0)).kissAction)
-        }
-        return .failure
-    }
 }

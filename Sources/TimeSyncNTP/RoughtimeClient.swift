@@ -66,34 +66,18 @@ public struct RoughtimeClient: Sendable {
     ///   ``NTPClientError`` for resolution and socket failures, `CancellationError`.
     public func exchange(nonce: [UInt8]? = nil, timeout: Duration = .seconds(5)) async throws -> Exchange {
         let started = timeBase.monotonicNow()
-        func remaining() -> Duration {
-            timeout - .nanoseconds(timeBase.monotonicNow().nanoseconds.saturatingSubtract(started.nanoseconds))
-        }
         let addresses = try await NTPResolver.resolve(host: host, port: port, policy: addressPolicy, timeout: timeout)
         guard let address = addresses.first else { throw NTPClientError(.noAddresses, host) }
         var generator = SystemRandomNumberGenerator()
         let request = RoughtimeRequest(
             versions: versions, nonce: nonce ?? generator.bytes(versions.contains(.google) ? 64 : 32), serverKey: publicKey)
-        let socket = try DatagramSocket(connectingTo: address, timeBase: timeBase)
-        defer { socket.close() }
-        socket.close(after: remaining())
-        let sent = timeBase.monotonicNow()
-        try socket.send(request.packet)
-        var dropped: [RoughtimeError] = []
-        while let datagram = try await socket.next() {
-            do {
-                let response = try RoughtimeResponse.verify(datagram.bytes, request: request, publicKey: publicKey)
-                return Exchange(
-                    request: request, response: response, requestSent: sent, responseReceived: datagram.receivedAt, address: address,
-                    dropped: dropped)
-            } catch {
-                dropped.append(error)
-            }
-        }
-        try Task.checkCancellation()
-        let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds.saturatingSubtract(started.nanoseconds))
-        let reason = (dropped.last.map { "; last datagram refused: \($0)" } ?? "") + (socket.droppedUnseen.map { "; \($0)" } ?? "")
-        throw RoughtimeError(.timeout, "from \(address) within \(waited.readable)\(reason)")
+        var exchange = RoughtimeClientExchange(request: request, publicKey: publicKey, timeout: timeout)
+        let answer = try await DatagramExchangeDriver.run(
+            &exchange, with: address, deadline: started.advanced(by: timeout), timeBase: timeBase,
+            timedOut: { RoughtimeError(.timeout, $0) })
+        return Exchange(
+            request: request, response: answer.response, requestSent: answer.requestSent, responseReceived: answer.responseReceived,
+            address: address, dropped: exchange.dropped)
     }
 }
 

@@ -105,51 +105,33 @@ public final class NTSClient: Sendable {
                 state.statistics.lastKeyExchangeDuration = result.duration
             }
         }
-        guard var association, let cookie = association.takeCookie() else { throw NTSKEError(.noCookies) }
+        guard let association else { throw NTSKEError(.noCookies) }
+        var exchange = try NTSClientExchange(association: association, limits: configuration.limits, timeout: timeout)
         // The cookie is spent whatever happens next: it is never sent twice.
-        let placeholders = association.placeholdersWanted
-        state.withLockedValue { $0.association = association }
-        let host = association.host
+        state.withLockedValue { $0.association = exchange.association }
         let addresses = try await NTPResolver.resolve(
-            host: host, port: Int(association.port), policy: configuration.addressPolicy, timeout: remaining())
-        guard let address = addresses.first else { throw NTPClientError(.noAddresses, host) }
-        let socket = try DatagramSocket(connectingTo: address, timeBase: timeBase)
-        defer { socket.close() }
-        socket.close(after: remaining())
-        var generator = SystemRandomNumberGenerator()
-        let ntp = NTPClientRequest(wallTime: timeBase.wallNow(), monotonicTime: timeBase.monotonicNow(), using: &generator)
-        var request = NTSClientRequest(
-            ntp: ntp, cookie: cookie, placeholders: placeholders, cipher: association.clientToServer, using: &generator)
-        try socket.send(request.bytes)
-        state.withLockedValue { $0.statistics.requests += 1 }
-        var dropped: [NTSReplyError] = []
-        while let datagram = try await socket.next() {
-            do {
-                let (reply, cookies) = try request.accept(
-                    datagram.bytes, receivedAt: datagram.receivedAt, limits: configuration.limits, cipher: association.serverToClient)
-                state.withLockedValue { state in
-                    state.association?.add(cookies: cookies)
-                    state.statistics.authenticatedReplies += 1
-                }
-                return NTSExchange(reply: reply, server: address, dropped: dropped, keyExchange: madeKeyExchange)
-            } catch {
-                state.withLockedValue { $0.statistics.dropped[error.reason, default: 0] += 1 }
-                guard error.isDroppedDatagram else { throw error }
-                dropped.append(error)
-            }
+            host: association.host, port: Int(association.port), policy: configuration.addressPolicy, timeout: remaining())
+        guard let address = addresses.first else { throw NTPClientError(.noAddresses, association.host) }
+        let result: Result<NTPReply, any Error>
+        do {
+            result = .success(
+                try await DatagramExchangeDriver.run(&exchange, with: address, deadline: started.advanced(by: timeout), timeBase: timeBase))
+        } catch {
+            result = .failure(error)
         }
-        try Task.checkCancellation()
-        if dropped.contains(.negativeAcknowledgment) {
-            // No authenticated reply, and an NTS NAK: the server could not use the cookie (its keys
-            // rotated, or it lost them). New keys next time.
-            state.withLockedValue { state in
-                state.association?.rejected()
-                state.statistics.negativeAcknowledgments += 1
+        state.withLockedValue { state in
+            // Keep the cookies the reply brought, or the NAK's verdict (unless the keys were reset meanwhile).
+            if state.association != nil { state.association = exchange.association }
+            state.statistics.requests += 1
+            for dropped in exchange.dropped { state.statistics.dropped[dropped.reason, default: 0] += 1 }
+            if case .failure(let error as NTSReplyError) = result {
+                // A refusal that ended the exchange is counted with the datagrams dropped on the way.
+                if !error.isDroppedDatagram { state.statistics.dropped[error.reason, default: 0] += 1 }
+                if error == .negativeAcknowledgment { state.statistics.negativeAcknowledgments += 1 }
             }
-            throw NTSReplyError.negativeAcknowledgment
+            if case .success = result { state.statistics.authenticatedReplies += 1 }
         }
-        if let last = dropped.last { throw last }
-        throw NTPClientError(.timeout, "from \(address) within \(started.duration(to: timeBase.monotonicNow()).readable)")
+        return NTSExchange(reply: try result.get(), server: address, dropped: exchange.dropped, keyExchange: madeKeyExchange)
     }
 }
 

@@ -35,14 +35,5 @@ public struct NTSTimeSource: TimeSource {
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
         [try await client.exchange(timeout: timeout).reply.sample(source: name)]
     }
-
-    /// An authenticated Kiss-o'-Death reaches the schedule (`RATE` slows polling, `DENY` and `RSTR`
-    /// stop it); everything else is a failure to retry.
-    public func pollOutcome(for error: any Error) -> PollOutcome {
-        if let error = error as? NTSReplyError, let ntp = error.ntp, ntp == .kissOfDeath {
-            return .kiss((ntp.kissCode ?? NTPReferenceID(rawValue: 0)).kissAction)
-        }
-        return .failure
-    }
 }
 #endif

@@ -168,10 +168,6 @@ struct URLSessionMeasuredSource: TimeSource {
     func measure(timeout: Duration) async throws -> [OffsetSample] {
         try await session.timeMeasurement(of: url, samples: 3, timeout: timeout, timeBase: timeBase).samples
     }
-
-    func pollOutcome(for error: any Error) -> PollOutcome {
-        HTTPTimeError.pollOutcome(for: error)
-    }
 }
 #endif
 

@@ -46,13 +46,22 @@ package struct CalibrationState: Sendable {
         calibration?.offset(at: monotonic).estimate ?? 0
     }
 
-    /// Takes a fresh sample. The first sample of a source whose samples were restored offers them to
-    /// the estimator as history.
+    /// Takes a fresh sample: ``add(_:at:)-([OffsetSample],_)`` for one.
     package mutating func add(_ sample: OffsetSample, at monotonic: MonotonicInstant) -> Change {
-        apply(at: monotonic) { state in
-            var outcome = state.estimator.add(sample)
-            if let history = state.history.removeValue(forKey: sample.source), let merged = state.estimator.addHistory(history) {
-                outcome = merged
+        add([sample], at: monotonic)
+    }
+
+    /// Takes one measurement's fresh samples: one estimator outcome, one status, one set of events.
+    /// The first samples of a source whose samples were restored offer them to the estimator as
+    /// history.
+    package mutating func add(_ samples: [OffsetSample], at monotonic: MonotonicInstant) -> Change {
+        guard !samples.isEmpty else { return Change() }
+        return apply(at: monotonic) { state in
+            var outcome = state.estimator.add(contentsOf: samples) ?? .noSamples
+            for source in Set(samples.map(\.source)).sorted() {
+                if let history = state.history.removeValue(forKey: source), let merged = state.estimator.addHistory(history) {
+                    outcome = merged
+                }
             }
             return outcome
         }

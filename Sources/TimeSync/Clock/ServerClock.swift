@@ -101,7 +101,15 @@ public final class ServerClock: Clock, Sendable {
     /// samples count for nothing against fresh ones: the first fresh outcome replaces the restored
     /// calibration, and the status is decided by the sources that answered.
     public func calibrate(with sample: OffsetSample) {
-        apply { $0.add(sample, at: $1) }
+        calibrate(with: [sample])
+    }
+
+    /// Feeds one measurement's samples to the estimator at once, in order, and publishes the result
+    /// once: one vote across sources, one set of events, one persistence decision. What
+    /// ``calibrate(with:)-(OffsetSample)`` does for one sample.
+    public func calibrate(with samples: [OffsetSample]) {
+        guard !samples.isEmpty else { return }
+        apply { $0.add(samples, at: $1) }
         checkWallClock()
     }
 

@@ -34,12 +34,17 @@ public struct IntersectionEstimator: OffsetEstimator {
         var rate: RateInterval
     }
 
+    /// What the estimator keeps of one source: its window, the fit at its newest sample, and the
+    /// samples that contradict the window and wait for confirmation (oldest first).
+    struct SourceRecord: Sendable, Hashable {
+        var window: [OffsetSample]
+        var fit: SourceFit
+        var suspects: [OffsetSample] = []
+    }
+
     /// The drift bound, window size and source timeout it works with.
     public let configuration: EstimatorConfiguration
-    private var windows: [String: [OffsetSample]] = [:]
-    private var fits: [String: SourceFit] = [:]
-    /// Per source, samples that contradict its window and wait for confirmation, oldest first.
-    private var suspects: [String: [OffsetSample]] = [:]
+    private var records: [String: SourceRecord] = [:]
 
     /// Creates an empty estimator.
     public init(_ configuration: EstimatorConfiguration = .init()) {
@@ -47,15 +52,30 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     public var samples: [OffsetSample] {
-        windows.keys.sorted().flatMap { windows[$0]! }
+        records.keys.sorted().flatMap { records[$0]!.window }
     }
 
     /// The sources the estimator currently follows.
-    public var sources: [String] { windows.keys.sorted() }
+    public var sources: [String] { records.keys.sorted() }
 
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
-        let window = windows[sample.source, default: []]
-        var candidate = window
+        insert(sample)
+        expireLostSources()
+        return outcome()
+    }
+
+    /// Takes a measurement's samples in order, each into its source's window as ``add(_:)`` would,
+    /// then votes once.
+    public mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome? {
+        guard !samples.isEmpty else { return nil }
+        for sample in samples { insert(sample) }
+        expireLostSources()
+        return outcome()
+    }
+
+    /// Puts a sample into its source's window, or holds it as a suspect.
+    private mutating func insert(_ sample: OffsetSample) {
+        var candidate = records[sample.source]?.window ?? []
         // Keep the window sorted by time; a sample older than the whole window is still useful.
         let index = candidate.firstIndex { $0.time > sample.time } ?? candidate.endIndex
         candidate.insert(sample, at: index)
@@ -69,14 +89,10 @@ public struct IntersectionEstimator: OffsetEstimator {
         // remaining samples agree with it than it contradicts.
         let agreeing = candidate.count - 1
         if dropped == 0 || (candidate.last == sample && agreeing > dropped) {
-            windows[sample.source] = candidate
-            fits[sample.source] = fit
-            suspects[sample.source] = nil
+            records[sample.source] = SourceRecord(window: candidate, fit: fit)
         } else {
             hold(sample)
         }
-        expireLostSources()
-        return outcome()
     }
 
     /// Replays saved samples into an empty estimator: each source's samples are sorted, trimmed to the
@@ -90,9 +106,7 @@ public struct IntersectionEstimator: OffsetEstimator {
             var window = unsorted.sorted { $0.time < $1.time }
             if window.count > configuration.windowSize { window.removeFirst(window.count - configuration.windowSize) }
             let fit = Self.fit(&window, configuration)
-            windows[source] = window
-            fits[source] = fit
-            suspects[source] = nil
+            records[source] = SourceRecord(window: window, fit: fit)
         }
         expireLostSources()
         return outcome()
@@ -103,7 +117,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     /// survives (the history's contradicting older part is dropped, as for any step). A history that
     /// contradicts the present is refused whole.
     public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? {
-        guard let source = samples.first?.source, let window = windows[source], let first = window.first else { return nil }
+        guard let source = samples.first?.source, let window = records[source]?.window, let first = window.first else { return nil }
         var history = samples.filter { $0.source == source && $0.time < first.time }.sorted { $0.time < $1.time }
         guard !history.isEmpty else { return nil }
         let room = max(0, configuration.windowSize - window.count)
@@ -112,54 +126,48 @@ public struct IntersectionEstimator: OffsetEstimator {
         var candidate = history + window
         let fit = Self.fit(&candidate, configuration)
         guard candidate.count > window.count else { return nil }  // the history contradicted the present
-        windows[source] = candidate
-        fits[source] = fit
+        records[source]?.window = candidate
+        records[source]?.fit = fit
         return outcome()
     }
 
     /// Holds a contradicting sample; when another suspect agrees with it, the source stepped: its
     /// window becomes the agreeing suspects.
     private mutating func hold(_ sample: OffsetSample) {
-        var held = suspects[sample.source, default: []]
+        guard var record = records[sample.source] else { return }
+        var held = record.suspects
         let index = held.firstIndex { $0.time > sample.time } ?? held.endIndex
         held.insert(sample, at: index)
         if held.count > configuration.windowSize { held.removeFirst(held.count - configuration.windowSize) }
         var confirmed = held
         let fit = Self.fit(&confirmed, configuration)
         if confirmed.count >= 2, confirmed.contains(sample) {
-            windows[sample.source] = confirmed
-            fits[sample.source] = fit
-            suspects[sample.source] = nil
+            record = SourceRecord(window: confirmed, fit: fit)
         } else {
-            suspects[sample.source] = held
+            record.suspects = held
         }
+        records[sample.source] = record
     }
 
     /// The samples of each source held as suspects (contradicting the source's window, unconfirmed).
     public var suspectSamples: [OffsetSample] {
-        suspects.keys.sorted().flatMap { suspects[$0]! }
+        records.keys.sorted().flatMap { records[$0]!.suspects }
     }
 
     public mutating func removeSource(_ source: String) -> EstimatorOutcome {
-        windows[source] = nil
-        fits[source] = nil
-        suspects[source] = nil
+        records[source] = nil
         return outcome()
     }
 
     /// Sources whose newest sample fell more than the timeout behind the newest of all.
     package func lostSources() -> [String] {
-        guard let newest = fits.values.map(\.time).max() else { return [] }
+        guard let newest = records.values.map(\.fit.time).max() else { return [] }
         let timeout = configuration.sourceTimeout.nanosecondsClamped
-        return fits.values.filter { newest.nanoseconds.saturatingSubtract($0.time.nanoseconds) > timeout }.map(\.source).sorted()
+        return records.values.map(\.fit).filter { newest.nanoseconds.saturatingSubtract($0.time.nanoseconds) > timeout }.map(\.source).sorted()
     }
 
     private mutating func expireLostSources() {
-        for source in lostSources() {
-            windows[source] = nil
-            fits[source] = nil
-            suspects[source] = nil
-        }
+        for source in lostSources() { records[source] = nil }
     }
 
     /// Combines the per-source fits by majority.
@@ -168,7 +176,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     /// its honest interval holds the majority's region); the estimate is the middle of the members'
     /// steady intersections, which a slew-free world pins down more tightly.
     func outcome() -> EstimatorOutcome {
-        let all = fits.values.sorted { $0.source < $1.source }
+        let all = records.values.map(\.fit).sorted { $0.source < $1.source }
         guard let time = all.map(\.time).max() else { return .noSamples }
         let slew = configuration.slewAllowance
         let intervals = all.map {
@@ -199,7 +207,7 @@ public struct IntersectionEstimator: OffsetEstimator {
             time: time, offset: selection.region, estimate: (core ?? selection.region).midpoint, rate: rate,
             sources: members.map(\.source), slew: slew)
         // A selected source whose newest sample contradicts its window: the fit may be stale.
-        if members.contains(where: { !(suspects[$0.source] ?? []).isEmpty }) { return .contradicted(calibration) }
+        if members.contains(where: { !(records[$0.source]?.suspects ?? []).isEmpty }) { return .contradicted(calibration) }
         return .calibrated(calibration)
     }
 
@@ -221,90 +229,5 @@ public struct IntersectionEstimator: OffsetEstimator {
             bounded.append(inside)
         }
         return (candidates, bounded)
-    }
-
-    /// The sample to drop from a full window: the widest among all but the newest quarter (ties: the
-    /// oldest). Recent samples follow the server; old tight ones measure the rate over a long span.
-    static func leastUseful(_ window: [OffsetSample]) -> Int {
-        let candidates = window.indices.dropLast(max(1, window.count / 4))
-        return candidates.max { window[$0].offset.width < window[$1].offset.width } ?? 0
-    }
-
-    /// What the pairs of a window say about the rate.
-    enum RateFit: Equatable {
-        /// Fewer than two samples at distinct instants.
-        case insufficient
-        /// The pairs contradict each other or the prior: the server stepped, or a bound was violated.
-        case contradictory
-        /// Bounds from the pairs, with the least-squares estimate.
-        case measured(RateInterval)
-    }
-
-    /// Fits one source's window (sorted by time, non-empty), dropping samples that contradict newer
-    /// ones for a steady server rate; the bounds then carry each kept sample with the slew allowance
-    /// for its age.
-    /// - Complexity: O(n²) in the window size, run once per sample.
-    static func fit(_ window: inout [OffsetSample], _ configuration: EstimatorConfiguration) -> SourceFit {
-        while true {
-            var rate = configuration.ratePrior
-            if case .measured(let measured) = measuredRate(window, configuration) { rate = measured }
-            let newest = window[window.count - 1]
-            let (core, firstKept) = CarriedIntersection.newestAgreeing(window, at: newest.time, rate: rate)
-            if firstKept == 0 {
-                // Each interval carried with the allowance holds the steady one: all agree again.
-                let bounds = CarriedIntersection.newestAgreeing(window, at: newest.time, rate: rate, slew: configuration.slewAllowance).bounds
-                return SourceFit(source: newest.source, time: newest.time, bounds: bounds, core: core, rate: rate)
-            }
-            // Older samples contradict newer ones (the server stepped its clock): drop them and refit.
-            window.removeFirst(firstKept)
-        }
-    }
-
-    /// Rate bounds from every pair of samples, widened by the wander allowance and clamped to the
-    /// prior; the estimate is the weighted least-squares slope of the midpoints.
-    static func measuredRate(_ window: [OffsetSample], _ configuration: EstimatorConfiguration) -> RateFit {
-        guard window.count >= 2 else { return .insufficient }
-        let phi = configuration.maxDrift
-        var lower = -Double.infinity
-        var upper = Double.infinity
-        for j in 1..<window.count {
-            let b = window[j]
-            for i in 0..<j {
-                let a = window[i]
-                let elapsed = Double(b.time.nanoseconds.saturatingSubtract(a.time.nanoseconds))
-                guard elapsed > 0 else { continue }
-                let slack = phi * Double(a.span + b.span)
-                lower = max(lower, (Double(b.offset.lower) - Double(a.offset.upper) - slack) / elapsed)
-                upper = min(upper, (Double(b.offset.upper) - Double(a.offset.lower) + slack) / elapsed)
-            }
-        }
-        guard lower.isFinite, upper.isFinite else { return .insufficient }
-        lower -= configuration.rateWander
-        upper += configuration.rateWander
-        guard lower <= upper,
-            let bounded = RateInterval(lower: lower, upper: upper).intersection(configuration.ratePrior)
-        else { return .contradictory }
-        return .measured(RateInterval(lower: bounded.lower, upper: bounded.upper, estimate: slope(window) ?? 0))
-    }
-
-    /// Weighted least-squares slope of the sample midpoints over time (weights 1/half-width²).
-    static func slope(_ window: [OffsetSample]) -> Double? {
-        let t0 = Double(window[0].time.nanoseconds)
-        let m0 = Double(window[0].offset.midpoint)
-        var sw = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-        for sample in window {
-            let h = max(Double(sample.offset.halfWidth), 1_000)  // floor: 1 µs
-            let w = 1 / (h * h)
-            let x = Double(sample.time.nanoseconds) - t0
-            let y = Double(sample.offset.midpoint) - m0
-            sw += w
-            sx += w * x
-            sy += w * y
-            sxx += w * x * x
-            sxy += w * x * y
-        }
-        let denominator = sw * sxx - sx * sx
-        guard denominator > 0 else { return nil }
-        return (sw * sxy - sx * sy) / denominator
     }
 }

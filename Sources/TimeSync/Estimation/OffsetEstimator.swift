@@ -5,6 +5,11 @@
 public protocol OffsetEstimator: Sendable {
     /// Adds a sample and returns the new outcome.
     mutating func add(_ sample: OffsetSample) -> EstimatorOutcome
+    /// Adds one measurement's samples, in order, and returns the outcome after the last (`nil` for
+    /// none).
+    /// - Complexity: The default adds them one by one; ``IntersectionEstimator`` votes across sources
+    ///   once.
+    mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome?
     /// Forgets a source (lost, or it asked not to be used) and returns the new outcome.
     mutating func removeSource(_ source: String) -> EstimatorOutcome
     /// The samples the estimator currently keeps (what persistence saves).
@@ -38,6 +43,12 @@ extension OffsetEstimator {
     }
 
     public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? { nil }
+
+    public mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome? {
+        var outcome: EstimatorOutcome?
+        for sample in samples { outcome = add(sample) }
+        return outcome
+    }
 
     public var suspectSamples: [OffsetSample] { [] }
 }

@@ -107,20 +107,17 @@ public struct NTPClientRequest: Sendable, Hashable {
         guard !packet.receiveTimestamp.isZero, !packet.transmitTimestamp.isZero else {
             throw NTPReplyError(.zeroTimestamp)
         }
-        var reply = NTPReply(
+        let unchecked = NTPReply(
             packet: packet, requestSent: sentAt,
             serverReceive: packet.receiveTimestamp.unixTime(near: wallTimeAtSend),
             serverTransmit: packet.transmitTimestamp.unixTime(near: wallTimeAtSend),
-            responseReceived: receivedAt)
-        guard reply.rootDistance <= limits.maximumRootDistance else { throw NTPReplyError(.rootDistanceExceeded) }
+            responseReceived: receivedAt, bounds: nil)
+        guard unchecked.rootDistance <= limits.maximumRootDistance else { throw NTPReplyError(.rootDistanceExceeded) }
         do {
-            reply.bounds = try OffsetSample.ExchangeBounds(
-                requestSent: reply.requestSent, serverReceive: reply.serverReceive, serverTransmit: reply.serverTransmit,
-                responseReceived: reply.responseReceived, serverUncertainty: reply.serverUncertainty)
+            return try unchecked.checked()
         } catch {
             throw NTPReplyError(.inconsistentTimestamps, sampleError: error)
         }
-        return reply
     }
 }
 
@@ -143,29 +140,51 @@ public struct NTPReplyLimits: Sendable, Hashable {
 /// A server reply that passed every check of `NTPClientRequest.accept(_:receivedAt:limits:)`.
 public struct NTPReply: Sendable, Hashable {
     /// The packet as received.
-    public var packet: NTPPacket { didSet { bounds = nil } }
+    public let packet: NTPPacket
     /// t1: when the request left, on the monotonic clock.
-    public var requestSent: MonotonicInstant { didSet { bounds = nil } }
+    public let requestSent: MonotonicInstant
     /// t2: the server's clock when the request arrived (era resolved against the local wall clock).
-    public var serverReceive: UnixTime { didSet { bounds = nil } }
+    public let serverReceive: UnixTime
     /// t3: the server's clock when the reply left.
-    public var serverTransmit: UnixTime { didSet { bounds = nil } }
+    public let serverTransmit: UnixTime
     /// t4: when the reply arrived, on the monotonic clock.
-    public var responseReceived: MonotonicInstant { didSet { bounds = nil } }
-    /// What the timestamps prove, as checked on acceptance; `nil` for a reply built or changed by
-    /// hand (``sample(source:)`` then checks them).
-    package var bounds: OffsetSample.ExchangeBounds?
+    public let responseReceived: MonotonicInstant
+    /// What the timestamps prove, checked once when the reply is made; `nil` when they contradict
+    /// each other (``sample(source:)`` then says why).
+    let bounds: OffsetSample.ExchangeBounds?
 
-    /// Creates a reply from its parts.
+    /// Creates a reply from its parts; the timestamps are checked once, here.
     public init(
         packet: NTPPacket, requestSent: MonotonicInstant, serverReceive: UnixTime, serverTransmit: UnixTime,
         responseReceived: MonotonicInstant
+    ) {
+        self.init(
+            packet: packet, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
+            responseReceived: responseReceived, bounds: nil)
+        if let checked = try? checked() { self = checked }
+    }
+
+    fileprivate init(
+        packet: NTPPacket, requestSent: MonotonicInstant, serverReceive: UnixTime, serverTransmit: UnixTime,
+        responseReceived: MonotonicInstant, bounds: OffsetSample.ExchangeBounds?
     ) {
         self.packet = packet
         self.requestSent = requestSent
         self.serverReceive = serverReceive
         self.serverTransmit = serverTransmit
         self.responseReceived = responseReceived
+        self.bounds = bounds
+    }
+
+    /// The reply with the bounds its timestamps prove.
+    /// - Throws: ``SampleError`` when they contradict each other.
+    fileprivate func checked() throws(SampleError) -> NTPReply {
+        let bounds = try OffsetSample.ExchangeBounds(
+            requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
+            responseReceived: responseReceived, serverUncertainty: serverUncertainty)
+        return NTPReply(
+            packet: packet, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
+            responseReceived: responseReceived, bounds: bounds)
     }
 
     /// Root delay / 2 + root dispersion: how far the server may be from its reference.

@@ -1,14 +1,43 @@
-/// What happened to one poll of a source.
+/// What happened to one poll of a source, in the terms every protocol shares: each transport's errors
+/// say which of these they are (``SourceFailure``), so the synchronizer never reads a protocol's error.
 public enum PollOutcome: Sendable, Hashable {
     /// A usable reply.
     case sample
-    /// No usable reply: timeout, network or DNS error, or a rejected reply.
+    /// No usable reply: timeout, network or DNS error, or a rejected reply. Back off and retry.
     case failure
-    /// A Kiss-o'-Death.
-    case kiss(NTPKissAction)
-    /// The server answered but asked not to be asked again for this long: HTTP `429 Too Many
-    /// Requests` or `503 Service Unavailable` with a `Retry-After`. The next poll waits at least
-    /// this long (brought within `0...HTTPRetryAfter.maximum`), and at least what a failure would
-    /// wait.
+    /// The server answered that its own clock is not synchronized. Polled as after a failure.
+    case unsynchronized
+    /// Two different replies came to one request: someone on the path answered besides the server.
+    /// Polled as after a failure.
+    case conflicting
+    /// The server asked to be polled less often: NTP's `RATE` kiss, HTTP `429 Too Many Requests`
+    /// without a usable `Retry-After`. This server's shortest interval doubles.
+    case slowDown
+    /// The server answered but asked not to be asked again for this long: HTTP `429` or `503` with a
+    /// `Retry-After`. The next poll waits at least this long (brought within
+    /// `0...HTTPRetryAfter.maximum`), and at least what a failure would wait.
     case retryAfter(Duration)
+    /// The server asked never to be asked again (NTP's `DENY` and `RSTR` kisses).
+    case stop
+
+    /// What an error from a source's measurement means for polling: the error's own account when it
+    /// gives one (``SourceFailure``), else a failure.
+    public init(failure error: any Error) {
+        self = (error as? any SourceFailure)?.pollOutcome ?? .failure
+    }
+}
+
+/// An error that says what it means for polling the source that gave it, whatever the protocol: the
+/// one place each protocol's refusals (a Kiss-o'-Death, an HTTP `429`, an unsynchronized server) are
+/// read.
+public protocol SourceFailure: Error {
+    /// What the error means for the schedule (never ``PollOutcome/sample``).
+    var pollOutcome: PollOutcome { get }
+    /// The protocol's word for the refusal, when the server sent one (`RATE`, `DENY`, `429`): shown in
+    /// a source's status. `nil` by default.
+    var refusalCode: String? { get }
+}
+
+extension SourceFailure {
+    public var refusalCode: String? { nil }
 }

@@ -54,20 +54,20 @@ public struct PollSchedule: Sendable, Hashable {
     /// - Parameter outcome: What the poll just made gave.
     public mutating func next(after outcome: PollOutcome) -> Duration? {
         switch outcome {
-        case .kiss(.stopUsingServer):
+        case .stop:
             return nil
         case .retryAfter(let wait):
             // Counted as a failure (the backoff and the burst go on as after one), and never sooner
             // than the server asked.
             let backoff = next(after: .failure) ?? policy.maximumInterval
             return max(backoff, HTTPRetryAfter.clamp(wait))
-        case .kiss(.reducePollRate):
+        case .slowDown:
             burstRemaining = 0
             floor = min(max(floor, interval) * 2, policy.maximumInterval)
             interval = max(interval * 2, floor)
             interval = min(interval, max(policy.maximumInterval, floor))
             return interval
-        case .sample, .failure, .kiss(.discardReply):
+        case .sample, .failure, .unsynchronized, .conflicting:
             if burstRemaining > 1 {
                 burstRemaining -= 1
                 return policy.burstInterval

@@ -65,16 +65,9 @@ public struct SynchronizerCore: Sendable, Hashable {
     public enum Event: Sendable, Hashable {
         /// A measurement of the source brought these samples (already given to the clock).
         case samples(source: Int, [OffsetSample])
-        /// A measurement failed: timeout, network error, rejected reply.
-        case failed(source: Int, error: String)
-        /// The server answered that its own clock is not synchronized.
-        case unsynchronized(source: Int, error: String)
-        /// Two different replies came to one request: the exchange was discarded.
-        case conflictingReplies(source: Int, error: String)
-        /// A Kiss-o'-Death (or HTTP's `429` without a usable `Retry-After`, as `RATE`).
-        case kissed(source: Int, code: String, action: NTPKissAction, error: String)
-        /// The server asked not to be asked again for this long (HTTP `Retry-After`).
-        case retryAfter(source: Int, wait: Duration, error: String)
+        /// A measurement brought no sample: what that means for polling (never `.sample`), the
+        /// server's word for a refusal if it sent one (`RATE`, `DENY`, `HTTP 429`), and the error.
+        case failed(source: Int, outcome: PollOutcome, refusal: String?, error: String)
         /// The source's name was resolved again after ``Action/resolve(source:)``.
         case resolved(source: Int)
         /// Something suggests the calibration is stale (the app came to the foreground, the network
@@ -253,19 +246,19 @@ public struct SynchronizerCore: Sendable, Hashable {
                 for other in sources.indices where sources[other].isFallback { sources[other].standingBy = true }
             }
             return [.measured(source: sources[index].name, samples: samples.count)]
-        case .failed(let index, let error):
-            return fail(index, .failure, .failed, error, at: now, notice: .failed(source: sources[index].name, error: error))
-        case .unsynchronized(let index, let error):
-            return fail(index, .failure, .unsynchronized, error, at: now, notice: .failed(source: sources[index].name, error: error))
-        case .conflictingReplies(let index, let error):
-            return fail(index, .failure, .conflictingReplies, error, at: now, notice: .conflictingReplies(source: sources[index].name))
-        case .kissed(let index, let code, let action, let error):
-            return fail(
-                index, .kiss(action), .kissed(code), error, at: now,
-                notice: .kissed(source: sources[index].name, stopped: action == .stopUsingServer))
-        case .retryAfter(let index, let wait, let error):
-            return fail(
-                index, .retryAfter(wait), .kissed("Retry-After"), error, at: now, notice: .kissed(source: sources[index].name, stopped: false))
+        case .failed(let index, let outcome, let refusal, let error):
+            let name = sources[index].name
+            let (problem, notice): (Problem, TimeSynchronizerEvent) =
+                switch outcome {
+                case .unsynchronized: (.unsynchronized, .failed(source: name, error: error))
+                case .conflicting: (.conflictingReplies, .conflictingReplies(source: name))
+                case .slowDown, .stop: (.kissed(refusal ?? "kiss"), .kissed(source: name, stopped: outcome == .stop))
+                case .retryAfter: (.kissed("Retry-After"), .kissed(source: name, stopped: false))
+                // A refusal that asks nothing of the schedule (an unknown kiss code) is still shown.
+                case .failure, .sample:
+                    refusal.map { (.kissed($0), .kissed(source: name, stopped: false)) } ?? (.failed, .failed(source: name, error: error))
+                }
+            return fail(index, outcome == .sample ? .failure : outcome, problem, error, at: now, notice: notice)
         }
     }
 

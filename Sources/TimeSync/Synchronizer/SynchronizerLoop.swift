@@ -171,7 +171,7 @@ package final class SynchronizerLoop: Sendable {
         }
         switch result {
         case .success(let samples):
-            for sample in samples { clock.calibrate(with: sample) }
+            clock.calibrate(with: samples)
             let now = clock.timeBase.monotonicNow()
             let error = followsClockError ? clock.reading(at: now).error : nil
             let errorAfter: ((Duration) -> Duration)? =
@@ -193,7 +193,7 @@ package final class SynchronizerLoop: Sendable {
                 return (events, state.core.poller(of: index).nextPoll)
             }
             wake()
-            let retryIn = outcome == .kiss(.stopUsingServer) ? nil : now.duration(to: next)
+            let retryIn = outcome == .stop ? nil : now.duration(to: next)
             onNotice(.failed(name: source.name, error: error, outcome: outcome, retryIn: retryIn))
             onNotice(.events(events))
         }
@@ -201,20 +201,7 @@ package final class SynchronizerLoop: Sendable {
 
     /// What a failed measurement tells the core.
     static func event(_ index: Int, error: any Error, outcome: PollOutcome) -> SynchronizerCore.Event {
-        let text = "\(error)"
-        switch outcome {
-        case .kiss(let action):
-            let code = (error as? NTPReplyError)?.kissCode.map { "\($0)" } ?? "kiss"
-            return .kissed(source: index, code: code, action: action, error: text)
-        case .retryAfter(let wait):
-            return .retryAfter(source: index, wait: wait, error: text)
-        case .sample, .failure:
-            if let error = error as? NTPReplyError {
-                if error == .conflictingReplies { return .conflictingReplies(source: index, error: text) }
-                if error == .unsynchronized { return .unsynchronized(source: index, error: text) }
-            }
-            return .failed(source: index, error: text)
-        }
+        .failed(source: index, outcome: outcome, refusal: (error as? any SourceFailure)?.refusalCode, error: "\(error)")
     }
 
     /// Sleeps until `deadline` (forever when `nil`), or until a wake-up after `generation`.

@@ -31,10 +31,10 @@ public protocol TimeSource: Sendable {
     /// - Returns: The samples, at least one.
     /// - Throws: Any error; ``pollOutcome(for:)`` says what it means for the schedule.
     func measure(timeout: Duration) async throws -> [OffsetSample]
-    /// What an error from ``measure(timeout:)`` means for polling: a failure (back off and retry) by
-    /// default; a source maps its protocol's "slow down" and "go away" (NTP's Kiss-o'-Death, HTTP 429
-    /// without a usable `Retry-After`) to ``PollOutcome/kiss(_:)``, and "not before" (HTTP 429 or
-    /// 503 with `Retry-After`) to ``PollOutcome/retryAfter(_:)``.
+    /// What an error from ``measure(timeout:)`` means for polling. By default the error's own account
+    /// (``SourceFailure``: NTP's and NTS's kisses and unsynchronized replies, HTTP's `429` and `503`),
+    /// else a failure (back off and retry). A source whose errors are not ``SourceFailure``s can map
+    /// them here.
     func pollOutcome(for error: any Error) -> PollOutcome
 }
 
@@ -42,6 +42,6 @@ extension TimeSource {
     /// Unauthenticated.
     public var isAuthenticated: Bool { false }
 
-    /// Every error is a failure: back off and retry.
-    public func pollOutcome(for error: any Error) -> PollOutcome { .failure }
+    /// The error's own account (``SourceFailure``), else a failure: back off and retry.
+    public func pollOutcome(for error: any Error) -> PollOutcome { PollOutcome(failure: error) }
 }

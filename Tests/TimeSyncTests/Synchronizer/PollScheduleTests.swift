@@ -40,7 +40,7 @@ import TimeSyncTesting
         #expect(schedule.next(after: .sample) == .milliseconds(10))
         var generator = SeededGenerator(seed: 5)
         for _ in 0..<100 {
-            let outcome: PollOutcome = [.sample, .failure, .kiss(.discardReply)].randomElement(using: &generator)!
+            let outcome: PollOutcome = [.sample, .failure, .unsynchronized].randomElement(using: &generator)!
             #expect(schedule.next(after: outcome)! >= .seconds(16))
         }
     }
@@ -55,16 +55,16 @@ import TimeSyncTesting
     @Test func rateKissEndsTheBurstAndRaisesTheFloor() {
         var schedule = PollSchedule(policy: PollPolicy())
         #expect(schedule.next(after: .sample) == .seconds(2))
-        #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(128))
+        #expect(schedule.next(after: .slowDown) == .seconds(128))
         #expect(schedule.floor == .seconds(128))
         #expect(schedule.next(after: .sample) == .seconds(256))
-        #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(512))
-        #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(1024))
-        #expect(schedule.next(after: .kiss(.reducePollRate)) == .seconds(1024))
+        #expect(schedule.next(after: .slowDown) == .seconds(512))
+        #expect(schedule.next(after: .slowDown) == .seconds(1024))
+        #expect(schedule.next(after: .slowDown) == .seconds(1024))
     }
 
     @Test func denyAndRestrictStopPolling() {
         var schedule = PollSchedule()
-        #expect(schedule.next(after: .kiss(.stopUsingServer)) == nil)
+        #expect(schedule.next(after: .stop) == nil)
     }
 }

@@ -31,7 +31,7 @@ import TimeSyncFixtures
                 let event: SynchronizerCore.Event =
                     answers(source, now)
                     ? .samples(source: source, [try sample(core.name(of: source), at: now)])
-                    : .failed(source: source, error: "timeout")
+                    : .failed(source: source, outcome: .failure, refusal: nil, error: "timeout")
                 events += core.handle(event, at: now)
             case .fallBack(let sources):
                 fallbacks.append((now, sources))

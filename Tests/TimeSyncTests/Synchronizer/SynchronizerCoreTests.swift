@@ -65,7 +65,7 @@ import TimeSyncFixtures
 
     @Test func theBudgetCapsRequestsOverEverySource() {
         var core = SynchronizerCore(sources: ["a", "b", "c"], configuration: .init(requestsPerHour: 6), start: start)
-        let polls = Self.simulate(&core, from: start, for: .seconds(4 * 3600)) { source, _ in .failed(source: source, error: "timeout") }
+        let polls = Self.simulate(&core, from: start, for: .seconds(4 * 3600)) { source, _ in .failed(source: source, outcome: .failure, refusal: nil, error: "timeout") }
         let total = polls.map(\.count).reduce(0, +)
         // A full bucket of max(8, 3 sources × a burst of 4) = 12, then 6 an hour.
         #expect(total <= 12 + 4 * 6, "\(total) requests in 4 hours")
@@ -76,7 +76,7 @@ import TimeSyncFixtures
 
     @Test func failuresBackOff() {
         var core = SynchronizerCore(sources: ["down"], start: start)
-        let polls = Self.simulate(&core, from: start, for: .seconds(1200)) { source, _ in .failed(source: source, error: "timeout") }
+        let polls = Self.simulate(&core, from: start, for: .seconds(1200)) { source, _ in .failed(source: source, outcome: .failure, refusal: nil, error: "timeout") }
         let gaps = zip(polls[0], polls[0].dropFirst()).map { $0.duration(to: $1) }
         // The burst (4 polls, 2 s apart), then 64 s doubling.
         #expect(Array(gaps.prefix(6)) == [.seconds(2), .seconds(2), .seconds(2), .seconds(64), .seconds(128), .seconds(256)])
@@ -91,7 +91,7 @@ import TimeSyncFixtures
                 Issue.record("expected a poll")
                 return
             }
-            _ = core.handle(.failed(source: 0, error: "timeout"), at: now)
+            _ = core.handle(.failed(source: 0, outcome: .failure, refusal: nil, error: "timeout"), at: now)
             now = core.poller(of: 0).nextPoll
         }
         #expect(core.nextAction(at: now) == .resolve(source: 0))
@@ -103,11 +103,11 @@ import TimeSyncFixtures
     @Test func aRateKissSlowsTheSourceAndADenyRemovesIt() throws {
         var core = SynchronizerCore(sources: ["rate", "deny", "ok"], start: start)
         _ = Self.actions(&core, at: start)
-        let rate = core.handle(.kissed(source: 0, code: "RATE", action: .reducePollRate, error: "kiss RATE"), at: start)
+        let rate = core.handle(.failed(source: 0, outcome: .slowDown, refusal: "RATE", error: "kiss RATE"), at: start)
         #expect(rate == [.kissed(source: "rate", stopped: false)])
         // RATE ends the burst and doubles the interval from the minimum: 128 s, not the burst's 2 s.
         #expect(core.poller(of: 0).nextPoll == at(128))
-        let deny = core.handle(.kissed(source: 1, code: "DENY", action: .stopUsingServer, error: "kiss DENY"), at: start)
+        let deny = core.handle(.failed(source: 1, outcome: .stop, refusal: "DENY", error: "kiss DENY"), at: start)
         #expect(deny == [.kissed(source: "deny", stopped: true)])
         _ = core.handle(.samples(source: 2, [try sample("ok", at: start)]), at: start)
         #expect(core.nextAction(at: at(1)) == .remove(source: 1))
@@ -125,7 +125,7 @@ import TimeSyncFixtures
     @Test func aRetryAfterHoldsThroughATrigger() {
         var core = SynchronizerCore(sources: ["busy"], start: start)
         _ = Self.actions(&core, at: start)
-        let events = core.handle(.retryAfter(source: 0, wait: .seconds(3600), error: "429"), at: start)
+        let events = core.handle(.failed(source: 0, outcome: .retryAfter(.seconds(3600)), refusal: "HTTP 429", error: "429"), at: start)
         #expect(events == [.kissed(source: "busy", stopped: false), .noSourceAnswered(errors: ["busy": "429"])])
         #expect(core.handle(.trigger(reason: "foreground"), at: at(60)) == [.resynchronizing(reason: "foreground")])
         #expect(core.nextAction(at: at(60)) == .wait(until: at(3600)))
@@ -153,7 +153,7 @@ import TimeSyncFixtures
         #expect(core.nextAction(at: at(1), calibrationAge: .seconds(1801)) == .resynchronize(reason: "the calibration is \(Duration.seconds(1801)) old"))
         // Not again until another maximum age has passed, however old the calibration.
         #expect(core.nextAction(at: at(1000), calibrationAge: .seconds(2800)) == .poll(source: 0))
-        _ = core.handle(.failed(source: 0, error: "timeout"), at: at(1000))
+        _ = core.handle(.failed(source: 0, outcome: .failure, refusal: nil, error: "timeout"), at: at(1000))
         #expect(core.nextAction(at: at(1001), calibrationAge: .seconds(2801)) == .wait(until: at(1002)))
         #expect(core.nextAction(at: at(1801), calibrationAge: .seconds(3601)) == .resynchronize(reason: "the calibration is \(Duration.seconds(3601)) old"))
     }
@@ -161,12 +161,12 @@ import TimeSyncFixtures
     @Test func whenNoSourceEverAnsweredItIsSaidOnce() {
         var core = SynchronizerCore(sources: ["a", "b"], start: start)
         _ = Self.actions(&core, at: start)
-        #expect(core.handle(.failed(source: 0, error: "timeout a"), at: start) == [.failed(source: "a", error: "timeout a")])
+        #expect(core.handle(.failed(source: 0, outcome: .failure, refusal: nil, error: "timeout a"), at: start) == [.failed(source: "a", error: "timeout a")])
         #expect(
-            core.handle(.unsynchronized(source: 1, error: "b is not synchronized"), at: start)
+            core.handle(.failed(source: 1, outcome: .unsynchronized, refusal: nil, error: "b is not synchronized"), at: start)
                 == [.failed(source: "b", error: "b is not synchronized"), .noSourceAnswered(errors: ["a": "timeout a", "b": "b is not synchronized"])])
         _ = Self.actions(&core, at: at(2))
-        #expect(core.handle(.failed(source: 0, error: "timeout a"), at: at(2)) == [.failed(source: "a", error: "timeout a")])
+        #expect(core.handle(.failed(source: 0, outcome: .failure, refusal: nil, error: "timeout a"), at: at(2)) == [.failed(source: "a", error: "timeout a")])
     }
 
     /// Each state from what the source's polls said and what the clock follows.
@@ -179,12 +179,12 @@ import TimeSyncFixtures
             samples[name] = try sample(name, at: start)
             _ = core.handle(.samples(source: index, [samples[name]!]), at: start)
         }
-        _ = core.handle(.unsynchronized(source: 3, error: "leap indicator 3"), at: start)
-        _ = core.handle(.conflictingReplies(source: 4, error: "two replies"), at: start)
+        _ = core.handle(.failed(source: 3, outcome: .unsynchronized, refusal: nil, error: "leap indicator 3"), at: start)
+        _ = core.handle(.failed(source: 4, outcome: .conflicting, refusal: nil, error: "two replies"), at: start)
         // Unreachable once a burst's worth of polls (4) brought nothing.
         var now = start
         for _ in 0..<4 {
-            _ = core.handle(.failed(source: 5, error: "timeout"), at: now)
+            _ = core.handle(.failed(source: 5, outcome: .failure, refusal: nil, error: "timeout"), at: now)
             now = core.poller(of: 5).nextPoll
             #expect(Self.actions(&core, at: now).contains(.poll(source: 5)))
         }
