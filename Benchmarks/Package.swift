@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// Benchmarks live in their own package so the main build stays light. Run them with `scripts/bench`
+// Benchmarks live in their own package so the main build stays light. Run them with `scripts/bench/run`
 // (or `swift package benchmark` in this folder).
 import PackageDescription
 

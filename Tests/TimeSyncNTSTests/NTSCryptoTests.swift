@@ -7,7 +7,7 @@ import TimeSyncFixtures
 @testable import TimeSyncNTS
 
 /// AES-SIV-CMAC-256 against RFC 5297's vectors, and the TLS exporter against vectors OpenSSL derived
-/// (`scripts/nts-exporter-vectors`, committed beside this file).
+/// (`scripts/fixtures/nts-exporter-vectors`, committed beside this file).
 @Suite struct NTSCryptoTests {
     /// RFC 5297 A.1: deterministic authenticated encryption (one header, no nonce).
     @Test func aesSIVMatchesRFC5297DeterministicVector() throws {

@@ -1,4 +1,4 @@
-// The server of the HTTP middleware benchmark (`scripts/bench-http`): one small JSON route, `GET /api`,
+// The server of the HTTP middleware benchmark (`scripts/bench/http_measure`): one small JSON route, `GET /api`,
 // served by Hummingbird with or without `TimestampMiddleware` in front of it, so `wrk` can measure what
 // the middleware costs on the same route in the same build.
 //

@@ -1,22 +1,16 @@
 #!/usr/bin/env python3
 """The markdown of benchmarks 3 (HTTP middleware overhead) and 4b (Date-only accuracy against htpdate)
-from the JSON written by scripts/bench-http.
+from the JSON http_measure writes. report.py calls http_sections(); run alone it prints them:
 
-`http_sections(json_path)` returns the lines for docs/BENCHMARKS.md; run as a script it prints them.
+    scripts/bench/http_report.py HTTP.json
 """
-import json
 import statistics
 import sys
 
-REPRODUCE = "scripts/bench-http /tmp/http.json && python3 scripts/bench_http_report.py /tmp/http.json"
+from benchlib import duration, read_json
+
+REPRODUCE = "scripts/bench/http_measure /tmp/http.json && python3 scripts/bench/http_report.py /tmp/http.json"
 GOAL_LOSS = 0.03
-
-
-def _duration(seconds):
-    """Seconds in a readable unit; the one formatter of the benchmark reports."""
-    from bench_report import fmt
-    return fmt(seconds)
-
 
 
 def _ratio(value, peer, digits=2):
@@ -83,7 +77,7 @@ def middleware_section(report):
         s = summary[variant]
         spread = f"{min(s['ratios']):.3f}–{max(s['ratios']):.3f}" if s["ratios"] else "-"
         lines.append(
-            f"| {name} | {s['rps']:,.0f} | {s['ratio']:.3f}× | {spread} | {_duration(s['p50'])} | {_duration(s['p99'])} |")
+            f"| {name} | {s['rps']:,.0f} | {s['ratio']:.3f}× | {spread} | {duration(s['p50'])} | {duration(s['p99'])} |")
     lines.append("")
     for variant, label in (("responder", "`TimestampResponder`"), ("middleware", "`TimestampMiddleware`")):
         if variant not in summary:
@@ -138,8 +132,8 @@ def accuracy_section(report):
     def cell(r):
         if r is None or r["error"] is None:
             return "failed"
-        bound = f", ±{_duration(r['bound'])}" if r.get("bound") is not None else ""
-        return f"{_duration(r['error'])} ({r['requests']} req{bound})"
+        bound = f", ±{duration(r['bound'])}" if r.get("bound") is not None else ""
+        return f"{duration(r['error'])} ({r['requests']} req{bound})"
 
     lines = [
         "## 4b. Date-only accuracy against htpdate",
@@ -173,7 +167,7 @@ def accuracy_section(report):
         if tool == "htpdate":
             peer = (med, top)
         lines.append(
-            f"| {label} | {_duration(med)} | {_ratio(med, peer[0], 3)} | {_duration(top)} | {_ratio(top, peer[1], 3)} | "
+            f"| {label} | {duration(med)} | {_ratio(med, peer[0], 3)} | {duration(top)} | {_ratio(top, peer[1], 3)} | "
             f"{_median([r['requests'] for r in mine]) or '-'} | {_inside(mine)} | {len(mine) - len(errors)} |")
     lines += [
         "",
@@ -192,15 +186,14 @@ def accuracy_section(report):
 def http_sections(json_path):
     """Markdown lines for "## 3. HTTP middleware overhead" and "## 4b. Date-only accuracy against htpdate".
 
-    - Parameters: json_path: the file written by `scripts/bench-http`.
+    - Parameters: json_path: the file written by `scripts/bench/http_measure`.
     - Returns: the lines, without trailing newlines.
     """
-    with open(json_path) as f:
-        report = json.load(f)
+    report = read_json(json_path)
     return middleware_section(report) + accuracy_section(report)
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: bench_http_report.py HTTP.json")
+        sys.exit("usage: http_report.py HTTP.json")
     print("\n".join(http_sections(sys.argv[1])))
