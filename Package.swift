@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "TimeSync", targets: ["TimeSync"]),
         .library(name: "TimeSyncNTP", targets: ["TimeSyncNTP"]),
+        .library(name: "TimeSyncRoughtime", targets: ["TimeSyncRoughtime"]),
         .library(name: "TimeSyncNTPServer", targets: ["TimeSyncNTPServer"]),
         .library(name: "TimeSyncNTS", targets: ["TimeSyncNTS"]),
         .library(name: "TimeSyncRoughtimeServer", targets: ["TimeSyncRoughtimeServer"]),
@@ -28,7 +29,7 @@ let package = Package(
             enabledTraits: ["ServiceLifecycle"]),
         .trait(
             name: "RoughtimeServer", description: "TimeSyncRoughtimeServer: the Roughtime server (batch-signed replies), on SwiftNIO.",
-            enabledTraits: ["NTPServer"]),
+            enabledTraits: ["ServiceLifecycle"]),
         .trait(name: "AsyncHTTPClient", description: "TimeSyncAsyncHTTPClient: HTTP measurement on AsyncHTTPClient."),
         .trait(name: "Hummingbird", description: "TimeSyncHummingbird: time stamps on Hummingbird responses.", enabledTraits: ["ServiceLifecycle"]),
         .trait(name: "ServiceLifecycle", description: "TimeSynchronizer and NTPPoolSource as swift-service-lifecycle Services."),
@@ -64,13 +65,29 @@ let package = Package(
             name: "TimeSync", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("PrivacyInfo.xcprivacy")]),
         // Transports: thin adapters over the core.
+        // The system's UDP sockets (POSIX) and name resolution, and the one driver that runs the core's
+        // NTP, NTS and Roughtime exchanges on them (package-internal: the client modules export it).
+        .target(name: "TimeSyncSockets", dependencies: ["TimeSync"]),
         // The NTP client on the system's UDP sockets, with the HTTPS `Date` fallback: what an app links.
         .target(
             name: "TimeSyncNTP",
             dependencies: [
                 "TimeSync",
                 "TimeSyncHTTP",
+                "TimeSyncSockets",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+            ]
+        ),
+        // The Roughtime client on the system's UDP sockets: signed time, no trait.
+        .target(name: "TimeSyncRoughtime", dependencies: ["TimeSync", "TimeSyncSockets"]),
+        // What the servers share (package-internal, traits `NTPServer`, `NTS`, `RoughtimeServer`): waiting
+        // for the bound address, endpoints in logs, the per-address rate limiter.
+        .target(
+            name: "TimeSyncServerSupport",
+            dependencies: [
+                "TimeSync",
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTPServer", "NTS", "RoughtimeServer"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTPServer", "NTS", "RoughtimeServer"])),
             ]
         ),
         // The SNTP server, on SwiftNIO (trait `NTPServer`); on Linux its batched path reads and writes
@@ -80,6 +97,7 @@ let package = Package(
             dependencies: [
                 "TimeSync",
                 "TimeSyncNTP",
+                "TimeSyncServerSupport",
                 .target(name: "CTimeSyncBatchIO", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
@@ -99,6 +117,8 @@ let package = Package(
             dependencies: [
                 "TimeSync",
                 "TimeSyncNTP",
+                "TimeSyncSockets",
+                "TimeSyncServerSupport",
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["NTS"])),
                 .product(name: "CryptoExtras", package: "swift-crypto", condition: .when(traits: ["NTS"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTS"])),
@@ -116,7 +136,7 @@ let package = Package(
             name: "TimeSyncRoughtimeServer",
             dependencies: [
                 "TimeSync",
-                "TimeSyncNTPServer",
+                "TimeSyncServerSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
@@ -173,6 +193,7 @@ let package = Package(
             dependencies: [
                 "TimeSync",
                 "TimeSyncNTP",
+                "TimeSyncRoughtime",
                 "TimeSyncNTPServer",
                 "TimeSyncNTS",
                 "TimeSyncRoughtimeServer",
@@ -211,7 +232,7 @@ let package = Package(
         .target(
             name: "TimeSyncTestSupport",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer",
+                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncServerSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CLI"])),
             ],
@@ -230,7 +251,8 @@ let package = Package(
         .testTarget(
             name: "TimeSyncNTPTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncTesting", "TimeSyncTestSupport",
+                "TimeSync", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncNTPServer", "TimeSyncServerSupport", "TimeSyncTesting",
+                "TimeSyncTestSupport",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTPServer"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["NTPServer"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
@@ -241,7 +263,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncRoughtimeServerTests",
             dependencies: [
-                "TimeSync", "TimeSyncRoughtimeServer", "TimeSyncTesting",
+                "TimeSync", "TimeSyncRoughtimeServer", "TimeSyncServerSupport", "TimeSyncTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["RoughtimeServer"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
@@ -283,7 +305,8 @@ let package = Package(
         .testTarget(
             name: "TimeSyncInteropTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
+                "TimeSync", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncRoughtime", "TimeSyncNTPServer", "TimeSyncServerSupport",
+                "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["CLI"])),

@@ -1,1 +1,2 @@
 @_exported import TimeSync
+@_exported import TimeSyncSockets

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncSockets
 
 @available(watchOS, unavailable)
 extension NTPClient {

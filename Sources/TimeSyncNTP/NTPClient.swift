@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncSockets
 
 /// An SNTP client over UDP: single exchanges with one server address, and one-shot queries of a
 /// server by name (like `sntp` or `ntpdig`).

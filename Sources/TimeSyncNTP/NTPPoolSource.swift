@@ -2,6 +2,7 @@
 import ServiceLifecycle
 #endif
 import TimeSync
+import TimeSyncSockets
 
 /// Keeps a `ServerClock` calibrated from NTP servers: resolves every configured name to all its
 /// IPv4 and IPv6 addresses and polls each address as the core's `SynchronizerCore` directs (the same

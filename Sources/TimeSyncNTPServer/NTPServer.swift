@@ -10,6 +10,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TimeSync
+import TimeSyncServerSupport
 
 /// An NTP server over UDP: answers mode-3 requests with mode-4 replies stamped from the time base's
 /// wall clock, rate-limits each client address with a token bucket, and ignores everything else.
@@ -71,7 +72,7 @@ public final class NTPServer: Service, Sendable {
         self.kernelClock = kernelClock
         self.logger = logger
         let counters = NTPServerCounters(metricsFactory: metricsFactory)
-        let limiter = NTPServerLimiter(configuration: configuration)
+        let limiter = AddressRateLimiter(configuration: configuration)
         func state() -> NTPServerState {
             NTPServerState(configuration: configuration, counters: counters, limiter: limiter, kernelClock: kernelClock, authenticator: authenticator)
         }

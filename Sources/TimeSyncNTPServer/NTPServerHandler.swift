@@ -10,13 +10,14 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TimeSync
+import TimeSyncServerSupport
 
 /// One socket's mutable state, confined to its event loop. Counts go to the shared swift-metrics
 /// counters once per read burst.
 struct NTPServerState: Sendable {
     let configuration: NTPServerConfiguration
     let counters: NTPServerCounters
-    let limiter: NTPServerLimiter
+    let limiter: AddressRateLimiter
     let kernelClock: any KernelClock
     let authenticator: (any NTPRequestAuthenticator)?
     var statistics = NTPServerStatistics()
@@ -32,7 +33,7 @@ struct NTPServerState: Sendable {
     static let policyLifetime: Duration = .seconds(1)
 
     init(
-        configuration: NTPServerConfiguration, counters: NTPServerCounters, limiter: NTPServerLimiter, kernelClock: any KernelClock,
+        configuration: NTPServerConfiguration, counters: NTPServerCounters, limiter: AddressRateLimiter, kernelClock: any KernelClock,
         authenticator: (any NTPRequestAuthenticator)? = nil
     ) {
         self.configuration = configuration

@@ -2,6 +2,7 @@
 import NIOConcurrencyHelpers
 import TimeSync
 import TimeSyncNTP
+import TimeSyncSockets
 
 /// An NTS client for one server (RFC 8915): a key exchange over TLS when it has no usable keys, then
 /// NTP exchanges authenticated with them, each spending one cookie and bringing new ones.

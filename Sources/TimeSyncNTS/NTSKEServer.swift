@@ -7,6 +7,7 @@ import NIOSSL
 import NIOTLS
 import ServiceLifecycle
 import TimeSync
+import TimeSyncServerSupport
 
 /// An NTS key-exchange server (RFC 8915 §4): TLS 1.3 with ALPN `ntske/1`; to a request for NTPv4 with
 /// AES-SIV-CMAC-256 it answers with eight cookies sealed by ``NTSServerKeys`` and, when configured,
@@ -46,8 +47,7 @@ public final class NTSKEServer: Service, Sendable {
     /// New connections per client address; `nil` without a limit.
     private let connectionLimiter: NIOLockedValueBox<NTPRateLimiter<NTPRateLimitKey>>?
     private let timeBase: any TimeBase
-    private let bound = NIOLockedValueBox<Result<SocketAddress, any Error>?>(nil)
-    private let boundWaiters = Waiters()
+    private let binding = BindingWaiter()
 
     /// Creates a server; nothing is bound until ``run()``.
     /// - Parameters:
@@ -91,8 +91,7 @@ public final class NTSKEServer: Service, Sendable {
 
     /// The bound address, once ``run()`` has bound (waits until then).
     public func localAddress() async throws -> SocketAddress {
-        let bound = self.bound
-        return try await boundWaiters.wait { bound.withLockedValue { $0 } }.get()
+        try await binding.wait()
     }
 
     /// The counts so far.
@@ -120,13 +119,11 @@ public final class NTSKEServer: Service, Sendable {
             {
                 failure = bindError
             }
-            bound.withLockedValue { $0 = .failure(failure) }
-            boundWaiters.wakeAll()
+            binding.fail(failure)
             throw failure
         }
         let address = channel.localAddress!
-        bound.withLockedValue { $0 = .success(address) }
-        boundWaiters.wakeAll()
+        binding.succeed(address)
         logger.info(
             "NTS-KE server listening",
             metadata: [

@@ -1,1 +1,1 @@
-@_exported import TimeSyncNTPServer
+@_exported import TimeSync

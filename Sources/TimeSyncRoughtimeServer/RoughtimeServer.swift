@@ -11,7 +11,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TimeSync
-import TimeSyncNTPServer
+import TimeSyncServerSupport
 
 /// A Roughtime server over UDP (RFC 10049 and the drafts in use): signed time, answered in batches.
 ///
@@ -68,7 +68,7 @@ public final class RoughtimeServer: Service, Sendable {
         self.state = .makeBoxSendingValue(
             RoughtimeServerState(
                 responder: responder, lifetime: configuration.delegationLifetime,
-                limiter: NTPServerLimiter(rate: configuration.rateLimit, burst: configuration.rateLimitBurst, kissEvery: 0)),
+                limiter: AddressRateLimiter(rate: configuration.rateLimit, burst: configuration.rateLimitBurst, kissEvery: 0)),
             eventLoop: group.next())
     }
 

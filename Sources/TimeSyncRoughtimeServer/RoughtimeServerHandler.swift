@@ -2,17 +2,17 @@
 import Logging
 import NIOCore
 import TimeSync
-import TimeSyncNTPServer
+import TimeSyncServerSupport
 
 /// The socket's mutable state, confined to its event loop.
 struct RoughtimeServerState: Sendable {
     var responder: RoughtimeResponder
     let lifetime: Duration
     /// Per-address rate limits, judged as each datagram is read, before anything is signed.
-    let limiter: NTPServerLimiter
+    let limiter: AddressRateLimiter
     var statistics = RoughtimeServerStatistics()
 
-    init(responder: RoughtimeResponder, lifetime: Duration, limiter: NTPServerLimiter = NTPServerLimiter(rate: .infinity, burst: 1, kissEvery: 0)) {
+    init(responder: RoughtimeResponder, lifetime: Duration, limiter: AddressRateLimiter = AddressRateLimiter(rate: .infinity, burst: 1, kissEvery: 0)) {
         self.responder = responder
         self.lifetime = lifetime
         self.limiter = limiter

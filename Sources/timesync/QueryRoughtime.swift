@@ -2,6 +2,7 @@
 import Foundation
 import TimeSync
 import TimeSyncNTP
+import TimeSyncRoughtime
 
 /// Runs `timesync query roughtime://HOST:PORT?key=BASE64`: `samples` exchanges, each reply verified
 /// under the pinned key; the signed intervals, each widened by its round trip, are intersected. A lost

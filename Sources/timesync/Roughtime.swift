@@ -5,6 +5,7 @@ import Foundation
 import TimeSync
 import TimeSyncNTP
 import TimeSyncNTS
+import TimeSyncRoughtime
 
 /// `timesync roughtime`: signed time you can prove wrong (RFC 10049).
 struct Roughtime: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import TimeSync
 import TimeSyncHTTP
 import TimeSyncNTP
+import TimeSyncRoughtime
 #if CLI
 import TimeSyncAsyncHTTPClient
 import TimeSyncNTS

@@ -7,6 +7,7 @@ import TimeSync
 import TimeSyncTestSupport
 import TimeSyncNTP
 @testable import TimeSyncNTPServer
+import TimeSyncServerSupport
 
 /// The SNTP server's two datagram paths on real loopback sockets: the batched one (Linux:
 /// recvmmsg/sendmmsg, kernel receive timestamps) and SwiftNIO's, which stays the portable one.
@@ -49,7 +50,7 @@ import TimeSyncNTP
         let state = Locked(
             NTPServerState(
                 configuration: configuration, counters: NTPServerCounters(metricsFactory: NOOPMetricsHandler.instance),
-                limiter: NTPServerLimiter(configuration: configuration), kernelClock: FakeKernelClock(.unknown)))
+                limiter: AddressRateLimiter(configuration: configuration), kernelClock: FakeKernelClock(.unknown)))
         let sockets = try BatchedDatagramSockets(configuration: configuration, states: [state], timeBase: SystemTimeBase(), logger: Logger(label: "test"))
         let probe = try await UDPProbe.bind(host: "127.0.0.1")
         defer { probe.close() }

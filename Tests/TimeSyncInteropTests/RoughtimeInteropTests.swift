@@ -4,6 +4,8 @@ import Foundation
 import Testing
 import TimeSync
 import TimeSyncNTP
+import TimeSyncRoughtime
+import TimeSyncNTPServer
 import TimeSyncRoughtimeServer
 import TimeSyncTestSupport
 import UDPRelay

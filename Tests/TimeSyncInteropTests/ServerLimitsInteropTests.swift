@@ -10,6 +10,7 @@ import TimeSyncNTP
 import TimeSyncNTS
 import TimeSyncRoughtimeServer
 import TimeSyncTestSupport
+import TimeSyncRoughtime
 
 /// The servers' limits on real loopback sockets, in real time: a Roughtime flood from one address
 /// is cut to its burst before signing while another client is answered; `timesync serve --nts-ke`

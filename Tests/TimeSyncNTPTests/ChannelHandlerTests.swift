@@ -13,6 +13,7 @@ import TimeSync
 import TimeSyncTesting
 import TimeSyncNTP
 @testable import TimeSyncNTPServer
+@testable import TimeSyncServerSupport
 
 /// The NTP server's channel handler on `EmbeddedChannel`: datagrams in, datagrams out, no socket, no sleep.
 @Suite struct ChannelHandlerTests {
@@ -28,7 +29,7 @@ import TimeSyncNTP
         let state = NIOLoopBoundBox(
             NTPServerState(
                 configuration: configuration, counters: NTPServerCounters(metricsFactory: NOOPMetricsHandler.instance),
-                limiter: NTPServerLimiter(configuration: configuration), kernelClock: FixedKernelClock()),
+                limiter: AddressRateLimiter(configuration: configuration), kernelClock: FixedKernelClock()),
             eventLoop: channel.embeddedEventLoop)
         try channel.pipeline.syncOperations.addHandler(NTPServerHandler(state: state, timeBase: timeBase, logger: Logger(label: "test")))
         return (channel, state)

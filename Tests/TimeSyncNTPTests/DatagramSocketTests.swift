@@ -7,6 +7,7 @@ import Testing
 import TimeSync
 import TimeSyncTesting
 @testable import TimeSyncNTP
+@testable import TimeSyncSockets
 
 /// The NTP client's socket on the system's UDP sockets, against a plain POSIX socket on loopback:
 /// stamping, cut datagrams, ICMP port unreachable, the deadline. Loopback delivers at once; nothing

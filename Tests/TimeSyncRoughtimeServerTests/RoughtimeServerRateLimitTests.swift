@@ -5,6 +5,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 import TimeSync
+import TimeSyncServerSupport
 import TimeSyncTesting
 @testable import TimeSyncRoughtimeServer
 
@@ -27,7 +28,7 @@ import TimeSyncTesting
             validity: RoughtimeResponder.window(now: timeBase.wallNow(), lifetime: Handler.lifetime))
         let state = NIOLoopBoundBox(
             RoughtimeServerState(
-                responder: responder, lifetime: Handler.lifetime, limiter: NTPServerLimiter(rate: rate, burst: burst, kissEvery: 0, seed: 5)),
+                responder: responder, lifetime: Handler.lifetime, limiter: AddressRateLimiter(rate: rate, burst: burst, kissEvery: 0, seed: 5)),
             eventLoop: channel.embeddedEventLoop)
         try channel.pipeline.syncOperations.addHandler(
             RoughtimeServerHandler(state: state, timeBase: timeBase, batchSize: batchSize, logger: Logger(label: "test")))

@@ -6,6 +6,7 @@ import Testing
 import TimeSync
 import TimeSyncNTP
 import TimeSyncNTPServer
+import TimeSyncServerSupport
 
 /// A pool source on `clock` polling loopback `ports` in a quick burst, with its events in `events`.
 package func loopbackPoolSource(

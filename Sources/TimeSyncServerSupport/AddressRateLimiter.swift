@@ -1,35 +1,11 @@
-#if NTPServer
+#if NTPServer || NTS || RoughtimeServer
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Logging
-import Metrics
 import NIOCore
-import NIOPosix
-import ServiceLifecycle
 import TimeSync
-
-/// The swift-metrics counters, shared by every socket of a server (metric handlers are thread-safe).
-struct NTPServerCounters: Sendable {
-    let received: Counter
-    let replied: Counter
-    let kisses: Counter
-    let dropped: [NTPServerDropReason: Counter]
-
-    init(metricsFactory: any MetricsFactory) {
-        received = Counter(label: "timesync_ntp_server_received", factory: metricsFactory)
-        replied = Counter(label: "timesync_ntp_server_replied", factory: metricsFactory)
-        kisses = Counter(label: "timesync_ntp_server_kisses", dimensions: [("code", "RATE")], factory: metricsFactory)
-        var dropped: [NTPServerDropReason: Counter] = [:]
-        for reason in NTPServerDropReason.allCases {
-            dropped[reason] = Counter(
-                label: "timesync_ntp_server_dropped", dimensions: [("reason", reason.rawValue)], factory: metricsFactory)
-        }
-        self.dropped = dropped
-    }
-}
 
 /// One token bucket per client address, shared by every socket of a server: the kernel may hand a
 /// client's requests from different source ports to different sockets. The table is split into
@@ -38,8 +14,9 @@ struct NTPServerCounters: Sendable {
 /// moment, never on one lock for the whole table. The hashes are keyed by random seeds, so that
 /// nobody can aim many addresses at one shard or one of its buckets.
 ///
-/// The Roughtime server limits its clients with it too (without kisses: Roughtime has none).
-package final class NTPServerLimiter: Sendable {
+/// The NTP server and the Roughtime server (without kisses: Roughtime has none) limit their
+/// clients with it.
+package final class AddressRateLimiter: Sendable {
     /// Shards of the table: enough that two or more cores rarely meet on one.
     static let shardCount = 16
     private let shards: [Locked<NTPRateLimiter<NTPRateLimitKey>>]
@@ -47,13 +24,7 @@ package final class NTPServerLimiter: Sendable {
     /// No limit: every request is admitted without taking a lock.
     private let unlimited: Bool
     /// The least poll exponent replies and kisses advertise.
-    let minimumPoll: Int8
-
-    convenience init(configuration: NTPServerConfiguration, seed: UInt64 = .random(in: .min ... .max)) {
-        self.init(
-            rate: configuration.rateLimit, burst: configuration.rateLimitBurst,
-            kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0, seed: seed)
-    }
+    package let minimumPoll: Int8
 
     /// A limiter of `rate` requests per second sustained and `burst` back to back per client
     /// address, tracking up to 10,000 addresses.
@@ -102,7 +73,7 @@ extension NTPRateLimitKey {
     }
 
     /// An IPv6 address's 128 bits.
-    init(in6 address: in6_addr) {
+    package init(in6 address: in6_addr) {
         let (high, low) = withUnsafeBytes(of: address) {
             (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }

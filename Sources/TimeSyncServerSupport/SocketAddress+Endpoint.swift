@@ -1,4 +1,4 @@
-#if NTPServer
+#if NTPServer || NTS || RoughtimeServer
 import Logging
 import NIOCore
 import TimeSync
@@ -12,17 +12,13 @@ extension SocketAddress {
 }
 
 extension IPEndpoint {
-    /// The endpoint of a SwiftNIO socket address (a server's bound address, say), for the NTP client.
+    /// The endpoint of a SwiftNIO socket address (a server's bound address, say), for a client.
     /// - Returns: `nil` for an address that is not IPv4 or IPv6 (a Unix domain socket).
-    public init?(_ address: SocketAddress) {
+    package init?(_ address: SocketAddress) {
         guard let ip = address.ipAddress, let port = address.port, let parsed = IPEndpoint(host: ip, port: port) else { return nil }
         self = parsed
         if case .v6(let v6) = address { scopeID = v6.address.sin6_scope_id }
     }
 }
 
-extension Logger {
-    /// The default logger of the NTP server: discards everything. Pass your own to see its logs.
-    @usableFromInline static let ntpNoOp = Logger(label: "timesync.ntp", factory: { _ in SwiftLogNoOpLogHandler() })
-}
 #endif

@@ -1,17 +1,8 @@
-#if NTPServer
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Logging
-import Metrics
+#if NTPServer || NTS || RoughtimeServer
 import NIOCore
-import NIOPosix
-import ServiceLifecycle
 import TimeSync
 
-/// Lets callers wait for the server's bound address.
+/// Lets callers wait for a server's bound address: what every server's `boundAddress` returns.
 package final class BindingWaiter: Sendable {
     private let result = Locked<Result<SocketAddress, any Error>?>(nil)
     private let waiters = Waiters()

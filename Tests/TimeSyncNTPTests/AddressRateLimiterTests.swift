@@ -2,15 +2,16 @@
 import Testing
 import TimeSync
 @testable import TimeSyncNTPServer
+@testable import TimeSyncServerSupport
 
 /// The server's rate limiter, split into shards under separate locks: addresses spread over the
 /// shards, and an address is limited as one whichever socket asks.
-@Suite struct NTPServerLimiterTests {
+@Suite struct AddressRateLimiterTests {
     static let start = MonotonicInstant(nanoseconds: 1_000_000_000_000)
 
     @Test func addressesSpreadOverTheShards() {
-        let limiter = NTPServerLimiter(configuration: .init(rateLimit: 1), seed: 42)
-        var counts = [Int](repeating: 0, count: NTPServerLimiter.shardCount)
+        let limiter = AddressRateLimiter(configuration: .init(rateLimit: 1), seed: 42)
+        var counts = [Int](repeating: 0, count: AddressRateLimiter.shardCount)
         for address in 0..<UInt32(16_000) { counts[limiter.shard(of: NTPRateLimitKey(ipv4: 0x0A00_0000 + address))] += 1 }
         // 1000 expected per shard; a hash that missed shards or piled on one would leave this range.
         #expect(counts.allSatisfy { (850...1150).contains($0) }, "\(counts)")
@@ -21,7 +22,7 @@ import TimeSync
     /// Burst 8, one kiss in 16 over the limit: the same sequence as one unsharded table gives,
     /// and a flooding address leaves others untouched, in its shard or in another.
     @Test func anAddressIsLimitedAsOneAndOthersAreNotTouched() {
-        let limiter = NTPServerLimiter(configuration: .init(rateLimit: 1, rateLimitBurst: 8), seed: 7)
+        let limiter = AddressRateLimiter(configuration: .init(rateLimit: 1, rateLimitBurst: 8), seed: 7)
         let flooder = NTPRateLimitKey(ipv4: 0xC633_6401)
         let decisions = (0..<40).map { _ in limiter.decide(flooder, at: Self.start) }
         #expect(decisions[0..<8].allSatisfy { $0 == .admit })
@@ -42,7 +43,7 @@ import TimeSync
     }
 
     @Test func withoutALimitEveryRequestIsAdmitted() {
-        let limiter = NTPServerLimiter(configuration: .init(rateLimit: .infinity), seed: 1)
+        let limiter = AddressRateLimiter(configuration: .init(rateLimit: .infinity), seed: 1)
         let key = NTPRateLimitKey(ipv4: 1)
         #expect((0..<1_000).allSatisfy { _ in limiter.decide(key, at: Self.start) == .admit })
     }

@@ -1,0 +1,2 @@
+@_exported import TimeSync
+@_exported import TimeSyncSockets
