@@ -14,12 +14,7 @@ extension ServerClock {
             let wake = max(
                 monotonicInstant(forServerTime: deadline, now: monotonic, wall: self.timeBase.wallNow()),
                 monotonic.advanced(by: .nanoseconds(1)))
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await self.timeBase.sleep(until: wake) }
-                group.addTask { await self.sleepers.wait { self.state.withLock { $0.generation } != generation } }
-                try await group.next()
-                group.cancelAll()
-            }
+            await sleepers.wait(until: { self.state.withLock { $0.generation } != generation }, orUntil: wake, on: timeBase)
         }
     }
 }

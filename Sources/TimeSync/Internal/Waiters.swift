@@ -76,3 +76,24 @@ package final class Waiters: Sendable {
         state.withLock { _ = $0.cancelled.remove(id) }
     }
 }
+
+extension Waiters {
+    /// Waits until `ready` is true or `deadline` passes on `timeBase`'s monotonic clock (never, when
+    /// `nil`), whichever comes first, or the task is cancelled: the package's one "sleep until, unless
+    /// woken".
+    /// - Returns: Whether `ready` is true when the wait ends.
+    @discardableResult
+    package func wait(
+        until ready: @escaping @Sendable () -> Bool, orUntil deadline: MonotonicInstant?, on timeBase: any TimeBase
+    ) async -> Bool {
+        if ready() { return true }
+        guard let deadline else { return await wait(until: ready) }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wait(until: ready) }
+            group.addTask { try? await timeBase.sleep(until: deadline) }
+            await group.next()
+            group.cancelAll()
+        }
+        return ready()
+    }
+}

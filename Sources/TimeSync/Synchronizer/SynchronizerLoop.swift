@@ -206,14 +206,9 @@ package final class SynchronizerLoop: Sendable {
 
     /// Sleeps until `deadline` (forever when `nil`), or until a wake-up after `generation`.
     private func sleep(until deadline: MonotonicInstant?, unlessWokenSince generation: UInt64) async {
-        let (timeBase, state, waiters) = (clock.timeBase, self.state, self.waiters)
+        let state = self.state
         state.withLock { $0.parked = generation }
-        await withTaskGroup(of: Void.self) { group in
-            if let deadline { group.addTask { try? await timeBase.sleep(until: deadline) } }
-            group.addTask { await waiters.wait(until: { state.withLock { $0.wakes != generation } }) }
-            await group.next()
-            group.cancelAll()
-        }
+        await waiters.wait(until: { state.withLock { $0.wakes != generation } }, orUntil: deadline, on: clock.timeBase)
         state.withLock { $0.parked = nil }
     }
 }

@@ -5,9 +5,15 @@ extension TimeSynchronizer {
         /// error is above it or would pass it before the next poll, and slows down while it stays
         /// well below. Default 250 ms: with the default slew allowance
         /// (``EstimatorConfiguration/serverSlew``, up to 128 ms) polling backs off to its maximum,
-        /// 1024 s; a smaller target polls more often to keep the bounds tighter (50 ms: every 64 s).
-        public var targetError: Duration
-        /// Burst and interval limits of each source.
+        /// 1024 s; a smaller target polls more often to keep the bounds tighter (50 ms: every 64 s);
+        /// `nil`: no target, each source backs off after every sample.
+        ///
+        /// It is ``poll``'s ``PollPolicy/targetError``: one value, seen from here.
+        public var targetError: Duration? {
+            get { poll.targetError }
+            set { poll.targetError = newValue.map { max(.nanoseconds(1), $0) } }
+        }
+        /// Burst and interval limits of each source, and the target error.
         public var poll: PollPolicy
         /// The most requests per hour over all sources; `nil` for no cap. For mobile apps.
         public var requestsPerHour: Double?
@@ -27,14 +33,15 @@ extension TimeSynchronizer {
 
         /// Creates a configuration.
         public init(
-            targetError: Duration = .milliseconds(250), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
+            targetError: Duration? = .milliseconds(250), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
             timeout: Duration = .seconds(5), maximumCalibrationAge: Duration = .seconds(3600),
             minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), estimator: EstimatorConfiguration = .init(),
             fallbackAfter: Duration = .seconds(5)
         ) {
             self.fallbackAfter = fallbackAfter
             self.estimator = estimator
-            self.targetError = targetError
+            var poll = poll
+            poll.targetError = targetError.map { max(.nanoseconds(1), $0) }
             self.poll = poll
             self.requestsPerHour = requestsPerHour
             self.timeout = timeout

@@ -52,12 +52,13 @@ public final class TimeSynchronizer: Sendable {
         for source in all where !references.contains(source.reference) { references.append(source.reference) }
         guard references.count == 1 else { throw .mixedReferences(references) }
         var poll = configuration.poll
-        poll.targetError = configuration.targetError
         // As many as the main sources can muster: the fallback sources, when they are polled, must
         // reach the same count among themselves.
         let minimum = configuration.minimumAgreeingSources ?? min(3, sources.count)
         // A source trusted alone is polled often enough that a break of the model shows in time.
-        if minimum <= 1 { poll = poll.trustingOneSource(targetError: configuration.targetError, serverSlew: configuration.estimator.serverSlew) }
+        if minimum <= 1, let target = poll.targetError {
+            poll = poll.trustingOneSource(targetError: target, serverSlew: configuration.estimator.serverSlew)
+        }
         self.sources = sources
         self.fallbackSources = fallbackSources
         self.configuration = configuration
@@ -126,27 +127,10 @@ public final class TimeSynchronizer: Sendable {
     }
 
     private func waitFor(timeout: Duration, _ condition: @escaping @Sendable (SynchronizationStatus) -> Bool) async -> Bool {
-        if condition(clock.reading().status) { return true }
-        let events = clock.events()
-        let timeBase = clock.timeBase
-        let deadline = timeBase.monotonicNow().advanced(by: timeout)
         let clock = self.clock
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await event in events {
-                    if case .statusChanged(_, let to) = event, condition(to) { return true }
-                    if condition(clock.reading().status) { return true }
-                }
-                return false
-            }
-            group.addTask {
-                try? await timeBase.sleep(until: deadline)
-                return condition(clock.reading().status)
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let deadline = clock.timeBase.monotonicNow().advanced(by: timeout)
+        // The clock wakes its sleepers at every change it publishes.
+        return await clock.sleepers.wait(until: { condition(clock.reading().status) }, orUntil: deadline, on: clock.timeBase)
     }
 
     /// Starts over with a burst on every source: call it when the app enters the foreground, the
