@@ -34,7 +34,7 @@ public struct NTSKeyExchange: Sendable {
     /// What a key exchange produced.
     public struct Result: Sendable {
         /// The server's response.
-        public var response: NTSKEResponse
+        package var response: NTSKEResponse
         /// The client-to-server key.
         public var clientToServerKey: [UInt8]
         /// The server-to-client key.

@@ -11,25 +11,25 @@
 ///
 /// Bounds are carried between samples with the local clock's worst-case drift (``maxDrift``), so the
 /// combination stays honest however long the refinement takes.
-public struct DateRefinement: Sendable, Hashable {
+package struct DateRefinement: Sendable, Hashable {
     /// The header's resolution in nanoseconds (one second for `Date`).
-    public let resolution: Int64
+    package let resolution: Int64
     /// The largest frequency error the local monotonic clock may have, dimensionless.
-    public let maxDrift: Double
+    package let maxDrift: Double
     /// The samples combined so far, by time.
-    public private(set) var samples: [OffsetSample] = []
+    package private(set) var samples: [OffsetSample] = []
     /// The intersection of every sample, carried to ``time``; `nil` before the first sample.
-    public private(set) var bounds: OffsetInterval?
+    package private(set) var bounds: OffsetInterval?
     /// The monotonic instant ``bounds`` refer to: the newest sample's reply.
-    public private(set) var time: MonotonicInstant?
+    package private(set) var time: MonotonicInstant?
     /// The lowest round trip seen so far, in nanoseconds: the floor the bounds shrink toward.
-    public private(set) var lowestDelay: Int64?
+    package private(set) var lowestDelay: Int64?
 
     /// Creates an empty refinement.
     /// - Parameters:
     ///   - resolution: The resolution of the server's timestamps; ``HTTPDate/resolution`` by default.
     ///   - maxDrift: The largest frequency error of the local monotonic clock (default 100 ppm).
-    public init(resolution: Duration = HTTPDate.resolution, maxDrift: Double = 100e-6) {
+    package init(resolution: Duration = HTTPDate.resolution, maxDrift: Double = 100e-6) {
         self.resolution = max(1, resolution.nanosecondsClamped)
         self.maxDrift = abs(maxDrift)
     }
@@ -40,7 +40,7 @@ public struct DateRefinement: Sendable, Hashable {
     /// - Throws: ``SampleError/emptyInterval`` when the sample contradicts the bounds so far (a cached
     ///   or replayed response, or the server stepped its clock); the refinement is left unchanged.
     /// - Complexity: O(n) for n samples so far (a refinement takes a handful).
-    public mutating func add(_ sample: OffsetSample) throws(SampleError) {
+    package mutating func add(_ sample: OffsetSample) throws(SampleError) {
         var combined = samples
         combined.insert(sample, at: combined.firstIndex { $0.time > sample.time } ?? combined.endIndex)
         let newest = combined[combined.count - 1].time
@@ -55,7 +55,7 @@ public struct DateRefinement: Sendable, Hashable {
     /// The combined bounds carried to another instant with the worst-case drift.
     /// - Parameter instant: A monotonic instant.
     /// - Returns: The bounds on θ there, or `nil` before the first sample.
-    public func bounds(at instant: MonotonicInstant) -> OffsetInterval? {
+    package func bounds(at instant: MonotonicInstant) -> OffsetInterval? {
         guard let bounds, let time else { return nil }
         return RateInterval.symmetric(maxDrift).age(bounds, by: Double(instant.nanoseconds.saturatingSubtract(time.nanoseconds)))
     }
@@ -64,7 +64,7 @@ public struct DateRefinement: Sendable, Hashable {
     /// above `slack` plus twice the lowest round trip (a request can shave at most half its own
     /// round trip less than half the width off).
     /// - Parameter slack: Extra width (in nanoseconds) considered not worth another request.
-    public func canImprove(slack: Int64 = 0) -> Bool {
+    package func canImprove(slack: Int64 = 0) -> Bool {
         guard let bounds, let lowestDelay else { return true }
         return bounds.width > lowestDelay.saturatingAdd(lowestDelay).saturatingAdd(max(0, slack))
     }
@@ -80,7 +80,7 @@ public struct DateRefinement: Sendable, Hashable {
     ///   - lead: The least time between `now` and the send, in nanoseconds (scheduling headroom).
     /// - Returns: The monotonic instant to send at; `now + lead` before the first sample.
     /// - Complexity: O(1).
-    public func nextSendTime(now: MonotonicInstant, lead: Int64 = 1_000_000) -> MonotonicInstant {
+    package func nextSendTime(now: MonotonicInstant, lead: Int64 = 1_000_000) -> MonotonicInstant {
         let earliest = now.nanoseconds.saturatingAdd(max(0, lead))
         guard let bounds = bounds(at: now) else { return MonotonicInstant(nanoseconds: earliest) }
         let halfDelay = (lowestDelay ?? 0) / 2

@@ -4,27 +4,27 @@
 /// 1. Probe: every source gets one request (two when there are several, the first of which opens the
 ///    connection); the source whose best sample has the lowest delay wins, since a `Date` sample can
 ///    never be tighter than its round trip.
-/// 2. Refine: ``DateRefinement`` times each further request so the server's second boundary falls in
+/// 2. Refine: `DateRefinement` times each further request so the server's second boundary falls in
 ///    its middle; each halves the bounds until they approach the round trip, the budget is spent or
 ///    the bounds are within `targetWidth` of what timing can reach.
 ///
 /// The transport executes ``nextAction(at:)``'s actions and reports each outcome; the plan never
 /// reads a clock or sleeps, so tests drive it with chosen instants.
-public struct DateRefinementPlan: Sendable, Hashable {
+package struct DateRefinementPlan: Sendable, Hashable {
     /// How many sources are planned for.
-    public let sourceCount: Int
+    package let sourceCount: Int
     /// The most requests to send, probes included.
-    public let maxRequests: Int
+    package let maxRequests: Int
     /// Stop once the bounds are this much (in nanoseconds) above twice the lowest round trip.
-    public let slack: Int64
+    package let slack: Int64
     /// Least time, in nanoseconds, between planning a request and sending it.
-    public let lead: Int64
+    package let lead: Int64
     /// Requests asked for so far.
-    public private(set) var requests: Int
+    package private(set) var requests: Int
     /// Requests that failed or whose response was rejected.
-    public private(set) var rejected = 0
+    package private(set) var rejected = 0
     /// The source being refined, once the probes are done; `nil` before, or when no probe succeeded.
-    public private(set) var chosenSource: Int?
+    package private(set) var chosenSource: Int?
     private var probesLeft: [Int]
     private var refinements: [DateRefinement]
     private var awaiting: Int?
@@ -40,7 +40,7 @@ public struct DateRefinementPlan: Sendable, Hashable {
     ///   - seed: A `Date` sample already taken from one source (its probe); the plan then refines
     ///     that source without probing.
     /// - Throws: ``DateRefinementPlanError``.
-    public init(
+    package init(
         sourceCount: Int, maxRequests: Int, targetWidth: Duration = .milliseconds(1), lead: Duration = .milliseconds(2),
         maxDrift: Double = 100e-6, requestsUsed: Int = 0, seed: (source: Int, sample: OffsetSample)? = nil
     ) throws(DateRefinementPlanError) {
@@ -65,13 +65,13 @@ public struct DateRefinementPlan: Sendable, Hashable {
     }
 
     /// The chosen source's samples, oldest first (empty before the choice).
-    public var samples: [OffsetSample] { chosenSource.map { refinements[$0].samples } ?? [] }
+    package var samples: [OffsetSample] { chosenSource.map { refinements[$0].samples } ?? [] }
 
     /// The chosen source's refinement: its bounds and lowest round trip.
-    public var refinement: DateRefinement? { chosenSource.map { refinements[$0] } }
+    package var refinement: DateRefinement? { chosenSource.map { refinements[$0] } }
 
     /// What to do at `now`.
-    public mutating func nextAction(at now: MonotonicInstant) -> DateRefinementAction {
+    package mutating func nextAction(at now: MonotonicInstant) -> DateRefinementAction {
         if let awaiting {
             // Asked again without an outcome: the request is lost.
             handleFailure(from: awaiting)
@@ -92,7 +92,7 @@ public struct DateRefinementPlan: Sendable, Hashable {
     /// Takes the sample a request to `source` gave.
     /// - Throws: ``SampleError/emptyInterval`` when it contradicts that source's earlier samples (a
     ///   cached or replayed response, or a stepped clock); the plan is unchanged but for the count.
-    public mutating func handle(_ sample: OffsetSample, from source: Int) throws(SampleError) {
+    package mutating func handle(_ sample: OffsetSample, from source: Int) throws(SampleError) {
         guard awaiting == source else { return }
         awaiting = nil
         do {
@@ -104,7 +104,7 @@ public struct DateRefinementPlan: Sendable, Hashable {
     }
 
     /// Takes the failure of a request to `source` (a transport error, a rejected response).
-    public mutating func handleFailure(from source: Int) {
+    package mutating func handleFailure(from source: Int) {
         guard awaiting == source else { return }
         awaiting = nil
         rejected += 1

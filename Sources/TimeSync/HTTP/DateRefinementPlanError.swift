@@ -1,4 +1,4 @@
-/// Why a ``DateRefinementPlan`` cannot start.
+/// Why a `DateRefinementPlan` cannot start.
 public enum DateRefinementPlanError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No source to measure.
     case noSources

@@ -3,7 +3,7 @@
 /// Parsing is strict: exactly IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the obsolete RFC 850
 /// form (`Sunday, 06-Nov-94 08:49:37 GMT`) or C's asctime (`Sun Nov  6 08:49:37 1994`), with
 /// case-sensitive names, the day name checked against the date and no extra characters. Anything else
-/// is an ``HTTPDateError``. Calendar arithmetic is ``CivilDate``'s.
+/// is an ``HTTPDateError``. Calendar arithmetic is `CivilDate`'s.
 ///
 /// An HTTP-date names a whole second: the server's clock read some time in `[date, date + 1 s)`, which
 /// is why a `Date` header becomes an ``OffsetSample/timestamp(source:serverTime:resolution:requestSent:responseReceived:)``

@@ -4,20 +4,20 @@
 /// arrives (t4), and hands the bytes to `accept(_:receivedAt:limits:)`. The transmit timestamp sent
 /// carries the wall clock's seconds and a random fraction, so an off-path attacker cannot guess the
 /// origin timestamp a genuine reply echoes; t1 itself never leaves the device.
-public struct NTPClientRequest: Sendable, Hashable {
+package struct NTPClientRequest: Sendable, Hashable {
     /// The transmit timestamp sent in the request, which a genuine reply echoes as its origin.
-    public let transmitTimestamp: NTPTimestamp
+    package let transmitTimestamp: NTPTimestamp
     /// t1: when the request was sent, on the monotonic clock.
-    public let sentAt: MonotonicInstant
+    package let sentAt: MonotonicInstant
     /// The wall clock when the request was sent: the pivot for the era of the reply's timestamps.
-    public let wallTimeAtSend: UnixTime
+    package let wallTimeAtSend: UnixTime
     /// The poll exponent advertised in the request.
-    public let poll: Int8
+    package let poll: Int8
     /// The first packet that echoed our transmit timestamp, whatever its fate: a later identical one
     /// is a duplicate, a later different one a conflict.
-    public private(set) var answer: NTPPacket?
+    package private(set) var answer: NTPPacket?
     /// Whether a reply echoing our transmit timestamp has arrived.
-    public var isAnswered: Bool { answer != nil }
+    package var isAnswered: Bool { answer != nil }
 
     /// Creates a request about to be sent.
     /// - Parameters:
@@ -25,7 +25,7 @@ public struct NTPClientRequest: Sendable, Hashable {
     ///   - monotonicTime: t1, the monotonic clock now.
     ///   - poll: The poll exponent to advertise (default 6, 64 s).
     ///   - generator: The source of the random low-order 32 bits of the transmit timestamp.
-    public init(
+    package init(
         wallTime: UnixTime, monotonicTime: MonotonicInstant, poll: Int8 = 6,
         using generator: inout some RandomNumberGenerator
     ) {
@@ -39,7 +39,7 @@ public struct NTPClientRequest: Sendable, Hashable {
     }
 
     /// The NTPv4 mode-3 packet to send.
-    public var packet: NTPPacket {
+    package var packet: NTPPacket {
         NTPPacket(version: 4, mode: .client, poll: poll, transmitTimestamp: transmitTimestamp)
     }
 
@@ -71,7 +71,7 @@ public struct NTPClientRequest: Sendable, Hashable {
     ///   - limits: The acceptance limits.
     /// - Returns: The validated reply.
     /// - Throws: ``NTPReplyError``.
-    public mutating func accept(
+    package mutating func accept(
         _ bytes: some Collection<UInt8>, receivedAt: MonotonicInstant, limits: NTPReplyLimits = .init()
     ) throws(NTPReplyError) -> NTPReply {
         let packet: NTPPacket
@@ -85,7 +85,7 @@ public struct NTPClientRequest: Sendable, Hashable {
 
     /// Checks a decoded packet that arrived for this request; see ``accept(_:receivedAt:limits:)``.
     /// - Throws: ``NTPReplyError``.
-    public mutating func accept(
+    package mutating func accept(
         _ packet: NTPPacket, receivedAt: MonotonicInstant, limits: NTPReplyLimits = .init()
     ) throws(NTPReplyError) -> NTPReply {
         guard packet.originTimestamp == transmitTimestamp else { throw NTPReplyError(.originMismatch) }
@@ -118,103 +118,5 @@ public struct NTPClientRequest: Sendable, Hashable {
         } catch {
             throw NTPReplyError(.inconsistentTimestamps, sampleError: error)
         }
-    }
-}
-
-/// Limits a reply must stay within to be used.
-public struct NTPReplyLimits: Sendable, Hashable {
-    /// The largest root distance (root delay / 2 + root dispersion) accepted. Default 1.5 s,
-    /// NTP's `MAXDIST`.
-    public var maximumRootDistance: Duration
-    /// The coarsest clock resolution accepted, as a precision exponent (2^precision s). Default 0:
-    /// a server whose clock ticks more coarsely than once a second cannot stamp an NTP reply usefully.
-    public var maximumPrecision: Int8
-
-    /// Creates limits.
-    public init(maximumRootDistance: Duration = .milliseconds(1500), maximumPrecision: Int8 = 0) {
-        self.maximumRootDistance = maximumRootDistance
-        self.maximumPrecision = maximumPrecision
-    }
-}
-
-/// A server reply that passed every check of `NTPClientRequest.accept(_:receivedAt:limits:)`.
-public struct NTPReply: Sendable, Hashable {
-    /// The packet as received.
-    public let packet: NTPPacket
-    /// t1: when the request left, on the monotonic clock.
-    public let requestSent: MonotonicInstant
-    /// t2: the server's clock when the request arrived (era resolved against the local wall clock).
-    public let serverReceive: UnixTime
-    /// t3: the server's clock when the reply left.
-    public let serverTransmit: UnixTime
-    /// t4: when the reply arrived, on the monotonic clock.
-    public let responseReceived: MonotonicInstant
-    /// What the timestamps prove, checked once when the reply is made; `nil` when they contradict
-    /// each other (``sample(source:)`` then says why).
-    let bounds: OffsetSample.ExchangeBounds?
-
-    /// Creates a reply from its parts; the timestamps are checked once, here.
-    public init(
-        packet: NTPPacket, requestSent: MonotonicInstant, serverReceive: UnixTime, serverTransmit: UnixTime,
-        responseReceived: MonotonicInstant
-    ) {
-        self.init(
-            packet: packet, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
-            responseReceived: responseReceived, bounds: nil)
-        if let checked = try? checked() { self = checked }
-    }
-
-    fileprivate init(
-        packet: NTPPacket, requestSent: MonotonicInstant, serverReceive: UnixTime, serverTransmit: UnixTime,
-        responseReceived: MonotonicInstant, bounds: OffsetSample.ExchangeBounds?
-    ) {
-        self.packet = packet
-        self.requestSent = requestSent
-        self.serverReceive = serverReceive
-        self.serverTransmit = serverTransmit
-        self.responseReceived = responseReceived
-        self.bounds = bounds
-    }
-
-    /// The reply with the bounds its timestamps prove.
-    /// - Throws: ``SampleError`` when they contradict each other.
-    fileprivate func checked() throws(SampleError) -> NTPReply {
-        let bounds = try OffsetSample.ExchangeBounds(
-            requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
-            responseReceived: responseReceived, serverUncertainty: serverUncertainty)
-        return NTPReply(
-            packet: packet, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
-            responseReceived: responseReceived, bounds: bounds)
-    }
-
-    /// Root delay / 2 + root dispersion: how far the server may be from its reference.
-    public var rootDistance: Duration {
-        packet.rootDelay.duration / 2 + packet.rootDispersion.duration
-    }
-
-    /// The server's clock resolution, 2^precision seconds (at most one day).
-    public var precision: Duration {
-        .seconds(double: Double.pow2(min(Int(packet.precision), 16)))
-    }
-
-    /// How far the server's stamps may be off: root distance plus its precision.
-    public var serverUncertainty: Duration { rootDistance + precision }
-
-    /// The observation as a sample: θ ∈ [t3 − t4, t2 − t1] widened by ``serverUncertainty``.
-    /// - Parameter source: The server's name (samples of one source are filtered together).
-    /// - Throws: ``SampleError`` for an empty source name (the timestamps were checked on acceptance).
-    public func sample(source: String) throws(SampleError) -> OffsetSample {
-        guard let bounds else {
-            return try OffsetSample.exchange(
-                source: source, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
-                responseReceived: responseReceived, serverUncertainty: serverUncertainty)
-        }
-        return try OffsetSample(source: source, offset: bounds.offset, time: responseReceived, span: bounds.span, delay: bounds.delay)
-    }
-}
-
-extension Double {
-    fileprivate static func pow2(_ exponent: Int) -> Double {
-        exponent >= 0 ? Double(1 << exponent) : 1 / Double(1 << min(-exponent, 62))
     }
 }

@@ -1,36 +1,36 @@
-/// A client an ``NTPRateLimiter`` tells apart: equal clients, equal bits.
+/// A client an `NTPRateLimiter` tells apart: equal clients, equal bits.
 ///
 /// The limiter hashes these bits with its own seeded function rather than `Hasher`, whose seed
 /// changes with every process: its table then behaves the same in every run for a given seed.
-public protocol NTPRateLimitedClient: Hashable, Sendable {
+package protocol NTPRateLimitedClient: Hashable, Sendable {
     /// The client's identity in 128 bits: an IPv6 address, or an IPv4 address with a tag that keeps
     /// it apart from every IPv6 one.
     var rateLimitBits: (high: UInt64, low: UInt64) { get }
 }
 
 /// A client's address as 128 bits: the rate limiter's key for a transport's addresses.
-public struct NTPRateLimitKey: NTPRateLimitedClient {
+package struct NTPRateLimitKey: NTPRateLimitedClient {
     /// The address's high 64 bits (zero for IPv4).
-    public var high: UInt64
+    package var high: UInt64
     /// The address's low 64 bits (for IPv4: a tag bit above the 32-bit address).
-    public var low: UInt64
+    package var low: UInt64
 
     /// A key from an address's bits.
-    public init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
     }
 
     /// An IPv4 address (in host byte order), tagged apart from every IPv6 address.
-    public init(ipv4 address: UInt32) {
+    package init(ipv4 address: UInt32) {
         self.init(high: 0, low: 1 << 32 | UInt64(address))
     }
 
-    public var rateLimitBits: (high: UInt64, low: UInt64) { (high, low) }
+    package var rateLimitBits: (high: UInt64, low: UInt64) { (high, low) }
 }
 
 /// What an NTP server does with one request, in the rate limiter's judgement.
-public enum NTPRateLimitDecision: Sendable, Hashable {
+package enum NTPRateLimitDecision: Sendable, Hashable {
     /// Within the client's limit: answer.
     case admit
     /// Over the limit, and this one is due a Kiss-o'-Death `RATE`, with this poll exponent: log2 of
@@ -60,27 +60,27 @@ public enum NTPRateLimitDecision: Sendable, Hashable {
 /// so that nobody can aim many addresses at one bucket; tests pass a fixed one.
 ///
 /// Sans-IO: the caller passes the monotonic time of each request.
-public struct NTPRateLimiter<Client: NTPRateLimitedClient>: Sendable {
+package struct NTPRateLimiter<Client: NTPRateLimitedClient>: Sendable {
     /// Entries per hash bucket: how many clients that hash alike are tracked side by side.
-    public static var ways: Int { 8 }
+    package static var ways: Int { 8 }
     /// The largest poll exponent a server asks for: 17, about 36 hours (RFC 5905's MAXPOLL).
-    public static var maximumPoll: Int8 { 17 }
+    package static var maximumPoll: Int8 { 17 }
     /// The smallest poll exponent a server advertises: −7, 1/128 s.
-    public static var minimumAdvertisedPoll: Int8 { -7 }
+    package static var minimumAdvertisedPoll: Int8 { -7 }
 
     /// Tokens added per second.
-    public let rate: Double
+    package let rate: Double
     /// The bucket size: how many requests a client may send back to back.
-    public let burst: Double
+    package let burst: Double
     /// The most clients tracked at once: the capacity asked for, rounded up to whole buckets.
-    public let capacity: Int
+    package let capacity: Int
     /// One over-limit request in this many is answered with a kiss (the first one always is);
     /// 0: none is.
-    public let kissEvery: Int
+    package let kissEvery: Int
     /// The poll exponent clients are asked to respect: log2 of 1/``rate`` seconds rounded up, so
     /// that a client polling at that interval stays within its limit; within
     /// ``minimumAdvertisedPoll``…``maximumPoll``.
-    public let minimumPoll: Int8
+    package let minimumPoll: Int8
 
     private struct Entry: Sendable {
         var client: Client?
@@ -96,7 +96,7 @@ public struct NTPRateLimiter<Client: NTPRateLimitedClient>: Sendable {
     /// Entries in use.
     package private(set) var trackedClients = 0
     /// Clients forgotten to make room for others.
-    public private(set) var evictions = 0
+    package private(set) var evictions = 0
 
     /// Creates a limiter; its whole table is allocated here.
     /// - Parameters:
@@ -105,7 +105,7 @@ public struct NTPRateLimiter<Client: NTPRateLimitedClient>: Sendable {
     ///   - capacity: Most clients tracked, at least ``ways``; rounded up to a multiple of ``ways``.
     ///   - kissEvery: One over-limit request in this many gets a kiss (default 16); 0 for none.
     ///   - seed: Keys the table's hash: random in a server, fixed in a test.
-    public init(rate: Double, burst: Double, capacity: Int = 10_000, kissEvery: Int = 16, seed: UInt64) {
+    package init(rate: Double, burst: Double, capacity: Int = 10_000, kissEvery: Int = 16, seed: UInt64) {
         self.rate = rate.isNaN ? 0 : max(0, rate)
         self.burst = burst.isNaN ? 1 : max(1, burst)
         let ways = Self.ways
@@ -130,21 +130,21 @@ public struct NTPRateLimiter<Client: NTPRateLimitedClient>: Sendable {
     /// The poll exponent to put in a normal reply: the client's own, but at least ``minimumPoll``
     /// (a client polling faster than its limit is asked to slow down, as chronyd does) and at most
     /// ``maximumPoll``.
-    public func replyPoll(requested: Int8) -> Int8 {
+    package func replyPoll(requested: Int8) -> Int8 {
         Self.replyPoll(requested: requested, minimumPoll: minimumPoll)
     }
 
     /// The poll exponent to put in a normal reply, for a limiter whose ``minimumPoll`` is given.
-    public static func replyPoll(requested: Int8, minimumPoll: Int8) -> Int8 {
+    package static func replyPoll(requested: Int8, minimumPoll: Int8) -> Int8 {
         min(maximumPoll, max(minimumPoll, requested))
     }
 
     /// Judges a request from `client` at `time`, taking a token when there is one.
-    /// - Returns: ``NTPRateLimitDecision/admit`` within the limit; over it,
-    ///   ``NTPRateLimitDecision/kiss(poll:)`` for the first over-limit request and one in
-    ///   ``kissEvery`` after, ``NTPRateLimitDecision/drop`` for the rest.
+    /// - Returns: `NTPRateLimitDecision.admit` within the limit; over it,
+    ///   `NTPRateLimitDecision.kiss(poll:)` for the first over-limit request and one in
+    ///   ``kissEvery`` after, `NTPRateLimitDecision.drop` for the rest.
     /// - Complexity: O(``ways``): one bucket of the table; no allocation.
-    public mutating func decide(_ client: Client, at time: MonotonicInstant) -> NTPRateLimitDecision {
+    package mutating func decide(_ client: Client, at time: MonotonicInstant) -> NTPRateLimitDecision {
         guard rate < .infinity else { return .admit }
         let now = time.nanoseconds
         let first = bucket(of: client) * Self.ways

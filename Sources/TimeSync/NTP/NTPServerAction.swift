@@ -1,5 +1,5 @@
 /// What an NTP server does with one datagram.
-public enum NTPServerAction: Sendable, Hashable {
+package enum NTPServerAction: Sendable, Hashable {
     /// Send this reply.
     case reply(NTPPacket)
     /// Send this Kiss-o'-Death `RATE`: the client is over its limit.

@@ -11,7 +11,7 @@ public enum NTPServerDropReason: String, Sendable, Hashable, CaseIterable {
     case rateLimited
     /// The reply would be larger than the request.
     case replyTooLarge
-    /// Larger than ``NTPServerResponder/maximumRequestSize``: ignored, never parsed (a receive
+    /// Larger than `NTPServerResponder.maximumRequestSize`: ignored, never parsed (a receive
     /// buffer may have cut it, and what is left could parse as a request).
     case oversize
     /// NTS fields that break the protocol's rules (RFC 8915 §5.7), or NTS asked of a server that has none.

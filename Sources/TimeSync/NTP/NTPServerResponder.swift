@@ -1,11 +1,11 @@
 /// The sans-IO heart of an NTP server: validate a datagram, limit its client's rate, and answer,
 /// kiss or drop. A transport reads a datagram, calls ``respond(to:policy:receivedAt:admit:minimumPoll:authenticator:transmitAt:)``
 /// and sends what it returns.
-public enum NTPServerResponder {
+package enum NTPServerResponder {
     /// The largest datagram answered, in bytes: a header with room for extension fields and a MAC.
     /// A transport gives each datagram more room than this, so that one cut to its buffer is still
     /// seen to be too large.
-    public static var maximumRequestSize: Int { 2048 }
+    package static var maximumRequestSize: Int { 2048 }
 
     /// Checks a request; returns the decoded request or why it is dropped.
     package static func check(_ bytes: some Collection<UInt8>) -> NTPServerCheck {
@@ -54,7 +54,7 @@ public enum NTPServerResponder {
     ///   - code: The kiss code (`RATE`, `DENY`, `RSTR`, …).
     ///   - request: The client's request.
     ///   - poll: The poll exponent the client must respect from now on: for `RATE`, log2 of the
-    ///     interval its limit allows (``NTPRateLimiter/minimumPoll``); by default 17 (36 hours),
+    ///     interval its limit allows (`NTPRateLimiter.minimumPoll`); by default 17 (36 hours),
     ///     for a client told to go away. Never the client's own poll echoed.
     package static func kiss(_ code: NTPReferenceID, to request: NTPPacket, poll: Int8 = 17) -> NTPPacket {
         NTPPacket(
@@ -69,14 +69,14 @@ public enum NTPServerResponder {
     ///   - policy: What replies advertise.
     ///   - receivedAt: The server's clock when the datagram arrived (T2).
     ///   - admit: The rate limiter's decision for this datagram's client (called once, only for a
-    ///     valid request); ``NTPRateLimiter/decide(_:at:)`` behind whatever lock the transport shares.
-    ///   - minimumPoll: The least poll exponent a reply advertises (``NTPRateLimiter/minimumPoll``).
+    ///     valid request); `NTPRateLimiter.decide(_:at:)` behind whatever lock the transport shares.
+    ///   - minimumPoll: The least poll exponent a reply advertises (`NTPRateLimiter.minimumPoll`).
     ///   - authenticator: Checks requests that carry extension fields and seals their replies (NTS);
     ///     `nil` answers every request as plain SNTP. Called only for an admitted request, so a flood
     ///     over the rate limit costs no cryptography.
     ///   - transmitAt: Reads the server's clock for T3, as late as possible: called once, only for a reply.
     /// - Returns: The action to take.
-    public static func respond(
+    package static func respond(
         to bytes: UnsafeRawBufferPointer, policy: NTPServerPolicy, receivedAt: UnixTime,
         admit: () -> NTPRateLimitDecision, minimumPoll: Int8, authenticator: (any NTPRequestAuthenticator)? = nil,
         transmitAt: () -> UnixTime

@@ -2,26 +2,26 @@
 /// the unused cookies, where to send requests, and when the keys were made.
 ///
 /// Policy, not I/O: a cookie is taken out before it is sent and never given back; replies bring new
-/// ones (up to ``NTSKEResponse/maximumCookies``); the association is spent when the cookies run out,
+/// ones (up to `NTSKEResponse.maximumCookies`); the association is spent when the cookies run out,
 /// when an NTS NAK arrives, or when it is older than the client's limit — the client then makes a new
 /// key exchange.
-public struct NTSAssociation: Sendable {
+package struct NTSAssociation: Sendable {
     /// The client-to-server key.
-    public let clientToServer: any NTSCipher
+    package let clientToServer: any NTSCipher
     /// The server-to-client key.
-    public let serverToClient: any NTSCipher
+    package let serverToClient: any NTSCipher
     /// The NTP server's host (the key-exchange host unless the server named another).
-    public let host: String
+    package let host: String
     /// The NTP server's port (123 unless the server named another).
-    public let port: UInt16
+    package let port: UInt16
     /// When the key exchange finished, on the monotonic clock.
-    public let established: MonotonicInstant
+    package let established: MonotonicInstant
     /// The AEAD algorithm the keys are for.
-    public let algorithm: UInt16
+    package let algorithm: UInt16
     /// The cookies not yet sent, oldest first.
-    public private(set) var cookies: [[UInt8]]
+    package private(set) var cookies: [[UInt8]]
     /// Whether the server answered a request with an NTS NAK: its cookies are no good any more.
-    public private(set) var wasRejected = false
+    package private(set) var wasRejected = false
 
     /// An association from a key exchange's response and the keys exported from its TLS session.
     /// - Parameters:
@@ -31,7 +31,7 @@ public struct NTSAssociation: Sendable {
     ///   - clientToServer: The client-to-server key.
     ///   - serverToClient: The server-to-client key.
     ///   - established: When the exchange finished, on the monotonic clock.
-    public init(
+    package init(
         response: NTSKEResponse, keyExchangeHost: String, clientToServer: any NTSCipher, serverToClient: any NTSCipher,
         established: MonotonicInstant
     ) {
@@ -46,18 +46,18 @@ public struct NTSAssociation: Sendable {
 
     /// Takes the oldest cookie out, to send once.
     /// - Returns: `nil` when none is left.
-    public mutating func takeCookie() -> [UInt8]? {
+    package mutating func takeCookie() -> [UInt8]? {
         cookies.isEmpty ? nil : cookies.removeFirst()
     }
 
     /// Placeholders to send beside the cookie just taken, to come back to a full jar.
-    public var placeholdersWanted: Int {
+    package var placeholdersWanted: Int {
         max(0, NTSKEResponse.maximumCookies - cookies.count - 1)
     }
 
-    /// Keeps the cookies an authenticated reply carried (up to ``NTSKEResponse/maximumCookies`` in
+    /// Keeps the cookies an authenticated reply carried (up to `NTSKEResponse.maximumCookies` in
     /// all; cookies of a size no request could carry are left out).
-    public mutating func add(cookies new: [[UInt8]]) {
+    package mutating func add(cookies new: [[UInt8]]) {
         for cookie in new where !cookie.isEmpty && cookie.count <= NTSKEResponse.maximumCookieSize {
             guard cookies.count < NTSKEResponse.maximumCookies else { break }
             cookies.append(cookie)
@@ -65,13 +65,13 @@ public struct NTSAssociation: Sendable {
     }
 
     /// Records an NTS NAK: the association is spent.
-    public mutating func rejected() {
+    package mutating func rejected() {
         wasRejected = true
     }
 
     /// Whether a request can be sent with it at `now`: a cookie is left, no NAK came, and it is
     /// younger than `maximumAge`.
-    public func isUsable(at now: MonotonicInstant, maximumAge: Duration) -> Bool {
+    package func isUsable(at now: MonotonicInstant, maximumAge: Duration) -> Bool {
         !cookies.isEmpty && !wasRejected && established.duration(to: now) < maximumAge
     }
 }

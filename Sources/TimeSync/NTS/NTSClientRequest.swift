@@ -1,17 +1,17 @@
 /// One outstanding NTS-protected NTP request and the checks its reply must pass (RFC 8915 §5).
 ///
-/// Sans-IO, like ``NTPClientRequest`` which it wraps: the request carries a fresh 32-byte Unique
+/// Sans-IO, like `NTPClientRequest` which it wraps: the request carries a fresh 32-byte Unique
 /// Identifier, one cookie (never sent twice), a placeholder for each further cookie wanted, and an
 /// Authenticator sealed with the client-to-server key. A reply is used only if it echoes the origin
 /// timestamp and the identifier and its Authenticator opens with the server-to-client key; the new
 /// cookies are read from its encrypted fields only.
-public struct NTSClientRequest: Sendable {
+package struct NTSClientRequest: Sendable {
     /// The Unique Identifier sent, which a genuine reply echoes.
-    public let uniqueIdentifier: [UInt8]
+    package let uniqueIdentifier: [UInt8]
     /// The NTP request underneath: its origin check and reply validation.
-    public private(set) var ntp: NTPClientRequest
+    package private(set) var ntp: NTPClientRequest
     /// The datagram to send.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// Builds a request.
     /// - Parameters:
@@ -20,7 +20,7 @@ public struct NTSClientRequest: Sendable {
     ///   - placeholders: Further cookies to ask for (0–7): one placeholder each, as long as the cookie.
     ///   - cipher: The client-to-server key.
     ///   - generator: The source of the identifier and the nonce.
-    public init(
+    package init(
         ntp: NTPClientRequest, cookie: [UInt8], placeholders: Int, cipher: some NTSCipher,
         using generator: inout some RandomNumberGenerator
     ) {
@@ -61,7 +61,7 @@ public struct NTSClientRequest: Sendable {
     /// - Returns: The validated reply and the cookies it carried (encrypted, so only the server could
     ///   have sent them).
     /// - Throws: ``NTSReplyError``.
-    public mutating func accept(
+    package mutating func accept(
         _ bytes: some Collection<UInt8>, receivedAt: MonotonicInstant, limits: NTPReplyLimits = .init(), cipher: some NTSCipher
     ) throws(NTSReplyError) -> (reply: NTPReply, cookies: [[UInt8]]) {
         let packet: NTPPacket
@@ -92,84 +92,6 @@ public struct NTSClientRequest: Sendable {
             return (try ntp.accept(packet, receivedAt: receivedAt, limits: limits), cookies)
         } catch {
             throw NTSReplyError(ntp: error)
-        }
-    }
-}
-
-/// Why a reply to an NTS request was not used. Nothing but a reply that passed every check changes
-/// any state: a rejected one is dropped and counted.
-///
-/// Errors compare equal when they are the same kind of failure (`error == .authenticationFailed`);
-/// an NTP-level rejection compares by its ``ntp`` error.
-public struct NTSReplyError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case ntp, unauthenticated, uniqueIdentifierMismatch, authenticationFailed, negativeAcknowledgment
-    }
-
-    let code: Code
-    /// For NTP-level rejections (origin mismatch, Kiss-o'-Death, …): the NTP error.
-    public let ntp: NTPReplyError?
-    /// Details.
-    public let detail: String
-
-    init(_ code: Code, _ detail: String = "") {
-        self.code = code
-        self.ntp = nil
-        self.detail = detail
-    }
-
-    package init(ntp: NTPReplyError) {
-        self.code = .ntp
-        self.ntp = ntp
-        self.detail = ""
-    }
-
-    /// The reply carries no NTS authentication (no Unique Identifier or Authenticator field, or fields
-    /// after the Authenticator): anyone could have sent it.
-    public static let unauthenticated = NTSReplyError(.unauthenticated)
-    /// The reply echoes another request's Unique Identifier.
-    public static let uniqueIdentifierMismatch = NTSReplyError(.uniqueIdentifierMismatch)
-    /// The Authenticator does not open with the server-to-client key: the reply was altered in
-    /// transit, or forged.
-    public static let authenticationFailed = NTSReplyError(.authenticationFailed)
-    /// NTS NAK (Kiss-o'-Death `NTSN`): the server could not use the cookie; a new key exchange is due.
-    public static let negativeAcknowledgment = NTSReplyError(.negativeAcknowledgment)
-
-    /// Whether this rejection leaves the request waiting for its genuine reply (a stray, altered,
-    /// forged or unauthenticated datagram, or an NTS NAK, which anyone could send) rather than
-    /// ending the exchange.
-    public var isDroppedDatagram: Bool {
-        switch code {
-        case .unauthenticated, .uniqueIdentifierMismatch, .authenticationFailed, .negativeAcknowledgment: true
-        case .ntp: ntp == .originMismatch || ntp == .duplicate || ntp == .malformedPacket
-        }
-    }
-
-    public static func == (lhs: NTSReplyError, rhs: NTSReplyError) -> Bool { lhs.code == rhs.code && lhs.ntp == rhs.ntp }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(ntp)
-    }
-
-    /// A short name for counting: `authenticationFailed`, `originMismatch`, …
-    public var reason: String {
-        switch code {
-        case .ntp: ntp.map { "\($0.code)" } ?? "ntp"
-        case .unauthenticated: "unauthenticated"
-        case .uniqueIdentifierMismatch: "uniqueIdentifierMismatch"
-        case .authenticationFailed: "authenticationFailed"
-        case .negativeAcknowledgment: "negativeAcknowledgment"
-        }
-    }
-
-    public var description: String {
-        let suffix = detail.isEmpty ? "" : " (\(detail))"
-        switch code {
-        case .ntp: return ntp.map(String.init(describing:)) ?? "NTP reply rejected"
-        case .unauthenticated: return "unauthenticated reply to an NTS request" + suffix
-        case .uniqueIdentifierMismatch: return "the reply's Unique Identifier is not the request's (stray or spoofed)"
-        case .authenticationFailed: return "the reply's NTS authenticator does not verify: altered in transit or forged" + suffix
-        case .negativeAcknowledgment: return "NTS NAK: the server could not use the cookie; a new key exchange is needed"
         }
     }
 }

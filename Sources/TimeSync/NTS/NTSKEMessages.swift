@@ -1,26 +1,26 @@
 /// The AEAD algorithms NTS negotiates, by IANA identifier.
-public enum NTSAEADAlgorithm {
+package enum NTSAEADAlgorithm {
     /// AEAD_AES_SIV_CMAC_256 (RFC 5297): 32-byte keys, the algorithm every NTS implementation supports.
-    public static let aesSIVCMAC256: UInt16 = 15
+    package static let aesSIVCMAC256: UInt16 = 15
     /// The key length of ``aesSIVCMAC256``, in bytes.
-    public static let aesSIVCMAC256KeyLength = 32
+    package static let aesSIVCMAC256KeyLength = 32
 }
 
 /// What a client asks of an NTS-KE server, and what the server makes of a request (RFC 8915 §4).
-public struct NTSKERequest: Sendable, Hashable {
+package struct NTSKERequest: Sendable, Hashable {
     /// The protocols offered, in order of preference.
-    public var protocols: [UInt16]
+    package var protocols: [UInt16]
     /// The AEAD algorithms offered, in order of preference.
-    public var algorithms: [UInt16]
+    package var algorithms: [UInt16]
 
     /// A request for NTPv4 with AES-SIV-CMAC-256.
-    public init(protocols: [UInt16] = [NTSKERecord.ntpV4Protocol], algorithms: [UInt16] = [NTSAEADAlgorithm.aesSIVCMAC256]) {
+    package init(protocols: [UInt16] = [NTSKERecord.ntpV4Protocol], algorithms: [UInt16] = [NTSAEADAlgorithm.aesSIVCMAC256]) {
         self.protocols = protocols
         self.algorithms = algorithms
     }
 
     /// The request's records, End of Message included.
-    public var records: [NTSKERecord] {
+    package var records: [NTSKERecord] {
         [.nextProtocol(protocols), .aeadAlgorithm(algorithms), .endOfMessage]
     }
 
@@ -28,7 +28,7 @@ public struct NTSKERequest: Sendable, Hashable {
     /// - Throws: ``NTSKEError``: `.unrecognizedCriticalRecord` for a critical record of another type,
     ///   `.malformedMessage` for a missing, repeated or odd-length Next Protocol or AEAD record, or a
     ///   record a client may not send (Error, New Cookie). ``NTSKEError/errorCode`` is the code to answer.
-    public init(records: [NTSKERecord]) throws(NTSKEError) {
+    package init(records: [NTSKERecord]) throws(NTSKEError) {
         var protocols: [UInt16]?
         var algorithms: [UInt16]?
         for record in records {
@@ -62,33 +62,33 @@ extension NTSKERecord {
 
 extension NTSKEError {
     /// The Error record code a server answers this failure of a request with.
-    public var errorCode: NTSKEErrorCode {
+    package var errorCode: NTSKEErrorCode {
         code == .unrecognizedCriticalRecord ? .unrecognizedCriticalRecord : .badRequest
     }
 }
 
 /// A server's answer to a key exchange (RFC 8915 §4): the protocol and algorithm chosen, the cookies,
 /// and where to send NTP requests.
-public struct NTSKEResponse: Sendable, Hashable {
+package struct NTSKEResponse: Sendable, Hashable {
     /// The most bytes one cookie may take: eight of them, in an NTP reply with its other fields, stay
     /// within what a client reads (2 KiB).
-    public static let maximumCookieSize = 224
+    package static let maximumCookieSize = 224
     /// The most cookies kept from one exchange.
-    public static let maximumCookies = 8
+    package static let maximumCookies = 8
 
     /// The AEAD algorithm chosen.
-    public var algorithm: UInt16
+    package var algorithm: UInt16
     /// The cookies, in the order sent (at most ``maximumCookies``).
-    public var cookies: [[UInt8]]
+    package var cookies: [[UInt8]]
     /// The NTP server to use, when it is not the key-exchange host.
-    public var server: String?
+    package var server: String?
     /// The NTP port to use, when it is not 123.
-    public var port: UInt16?
+    package var port: UInt16?
     /// The codes of any Warning records.
-    public var warnings: [UInt16]
+    package var warnings: [UInt16]
 
     /// Creates a response, as a server sends it.
-    public init(algorithm: UInt16, cookies: [[UInt8]], server: String? = nil, port: UInt16? = nil) {
+    package init(algorithm: UInt16, cookies: [[UInt8]], server: String? = nil, port: UInt16? = nil) {
         self.algorithm = algorithm
         self.cookies = cookies
         self.server = server
@@ -97,7 +97,7 @@ public struct NTSKEResponse: Sendable, Hashable {
     }
 
     /// The response's records, End of Message included.
-    public var records: [NTSKERecord] {
+    package var records: [NTSKERecord] {
         var records: [NTSKERecord] = [.nextProtocol([NTSKERecord.ntpV4Protocol]), .aeadAlgorithm([algorithm])]
         if let server { records.append(.ntpServer(server)) }
         if let port { records.append(.ntpPort(port)) }
@@ -109,7 +109,7 @@ public struct NTSKEResponse: Sendable, Hashable {
     /// The answer to a request: NTPv4 and AES-SIV-CMAC-256 if offered, else the Error record to send.
     /// - Returns: The records to send, End of Message included; `nil` when the request offers
     ///   something acceptable (the server then sends ``records``).
-    public static func refusal(of request: NTSKERequest) -> [NTSKERecord]? {
+    package static func refusal(of request: NTSKERequest) -> [NTSKERecord]? {
         guard request.protocols.contains(NTSKERecord.ntpV4Protocol) else {
             // No protocol in common: an empty Next Protocol record says so.
             return [.nextProtocol([]), .endOfMessage]
@@ -127,7 +127,7 @@ public struct NTSKEResponse: Sendable, Hashable {
     ///   Server record that is not a host name or address, or a Port record that is not 2 bytes;
     ///   `.malformedMessage` for a repeated record or a cookie that is empty or over
     ///   ``maximumCookieSize`` bytes.
-    public init(records: [NTSKERecord], request: NTSKERequest = NTSKERequest()) throws(NTSKEError) {
+    package init(records: [NTSKERecord], request: NTSKERequest = NTSKERequest()) throws(NTSKEError) {
         var protocols: [UInt16]?
         var algorithms: [UInt16]?
         var cookies: [[UInt8]] = []

@@ -1,16 +1,16 @@
 /// One NTS Key Establishment record (RFC 8915 §4): a critical bit, a 15-bit type and a body of at
 /// most 65,535 bytes. A key exchange is a stream of records ending with End of Message.
-public struct NTSKERecord: Sendable, Hashable {
+package struct NTSKERecord: Sendable, Hashable {
     /// The record type, 0–32767.
-    public var type: UInt16
+    package var type: UInt16
     /// Whether a peer that does not know ``type`` must refuse the message rather than skip it.
-    public var isCritical: Bool
+    package var isCritical: Bool
     /// The body.
-    public var body: [UInt8]
+    package var body: [UInt8]
 
     /// Creates a record.
     /// - Precondition: `type` fits in 15 bits and `body` in 65,535 bytes.
-    public init(type: UInt16, isCritical: Bool, body: [UInt8] = []) {
+    package init(type: UInt16, isCritical: Bool, body: [UInt8] = []) {
         precondition(type <= 0x7FFF, "an NTS-KE record type has 15 bits")
         precondition(body.count <= 0xFFFF, "an NTS-KE record body holds at most 65535 bytes")
         self.type = type
@@ -19,60 +19,60 @@ public struct NTSKERecord: Sendable, Hashable {
     }
 
     /// End of Message (type 0, critical, empty).
-    public static let endOfMessageType: UInt16 = 0
+    package static let endOfMessageType: UInt16 = 0
     /// NTS Next Protocol Negotiation (type 1): the protocols, 16 bits each (0 is NTPv4).
-    public static let nextProtocolType: UInt16 = 1
+    package static let nextProtocolType: UInt16 = 1
     /// Error (type 2): a 16-bit code.
-    public static let errorType: UInt16 = 2
+    package static let errorType: UInt16 = 2
     /// Warning (type 3): a 16-bit code.
-    public static let warningType: UInt16 = 3
+    package static let warningType: UInt16 = 3
     /// AEAD Algorithm Negotiation (type 4): IANA AEAD identifiers, 16 bits each.
-    public static let aeadAlgorithmType: UInt16 = 4
+    package static let aeadAlgorithmType: UInt16 = 4
     /// New Cookie for NTPv4 (type 5): one opaque cookie.
-    public static let newCookieType: UInt16 = 5
+    package static let newCookieType: UInt16 = 5
     /// NTPv4 Server Negotiation (type 6): the host (name or IP literal) to send NTP requests to.
-    public static let ntpServerType: UInt16 = 6
+    package static let ntpServerType: UInt16 = 6
     /// NTPv4 Port Negotiation (type 7): the UDP port to send NTP requests to.
-    public static let ntpPortType: UInt16 = 7
+    package static let ntpPortType: UInt16 = 7
 
     /// The protocol identifier of NTPv4 in Next Protocol records.
-    public static let ntpV4Protocol: UInt16 = 0
+    package static let ntpV4Protocol: UInt16 = 0
 
     /// The End of Message record.
-    public static let endOfMessage = NTSKERecord(type: endOfMessageType, isCritical: true)
+    package static let endOfMessage = NTSKERecord(type: endOfMessageType, isCritical: true)
 
     /// A Next Protocol record offering or choosing `protocols` (an empty list refuses them all).
-    public static func nextProtocol(_ protocols: [UInt16]) -> NTSKERecord {
+    package static func nextProtocol(_ protocols: [UInt16]) -> NTSKERecord {
         NTSKERecord(type: nextProtocolType, isCritical: true, body: protocols.flatMap(\.bigEndianBytes))
     }
 
     /// An AEAD Algorithm record offering or choosing `algorithms`.
-    public static func aeadAlgorithm(_ algorithms: [UInt16]) -> NTSKERecord {
+    package static func aeadAlgorithm(_ algorithms: [UInt16]) -> NTSKERecord {
         NTSKERecord(type: aeadAlgorithmType, isCritical: true, body: algorithms.flatMap(\.bigEndianBytes))
     }
 
     /// An Error record.
-    public static func error(_ code: NTSKEErrorCode) -> NTSKERecord {
+    package static func error(_ code: NTSKEErrorCode) -> NTSKERecord {
         NTSKERecord(type: errorType, isCritical: true, body: code.rawValue.bigEndianBytes)
     }
 
     /// A New Cookie record.
-    public static func newCookie(_ cookie: [UInt8]) -> NTSKERecord {
+    package static func newCookie(_ cookie: [UInt8]) -> NTSKERecord {
         NTSKERecord(type: newCookieType, isCritical: false, body: cookie)
     }
 
     /// An NTPv4 Server Negotiation record naming `host`.
-    public static func ntpServer(_ host: String) -> NTSKERecord {
+    package static func ntpServer(_ host: String) -> NTSKERecord {
         NTSKERecord(type: ntpServerType, isCritical: true, body: Array(host.utf8))
     }
 
     /// An NTPv4 Port Negotiation record.
-    public static func ntpPort(_ port: UInt16) -> NTSKERecord {
+    package static func ntpPort(_ port: UInt16) -> NTSKERecord {
         NTSKERecord(type: ntpPortType, isCritical: true, body: port.bigEndianBytes)
     }
 
     /// The record's wire form: 2 bytes of critical bit and type, 2 of body length, the body.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes = ((isCritical ? 0x8000 : 0) | type).bigEndianBytes
         bytes += UInt16(body.count).bigEndianBytes
         bytes += body
@@ -80,7 +80,7 @@ public struct NTSKERecord: Sendable, Hashable {
     }
 
     /// The wire form of a whole message.
-    public static func encode(_ records: [NTSKERecord]) -> [UInt8] {
+    package static func encode(_ records: [NTSKERecord]) -> [UInt8] {
         records.flatMap { $0.encoded() }
     }
 
@@ -115,19 +115,19 @@ public struct NTSKEErrorCode: RawRepresentable, Sendable, Hashable, CustomString
 
 /// Reads NTS-KE records off a byte stream as it arrives (TLS delivers it in pieces), up to End of
 /// Message, within a size limit.
-public struct NTSKERecordDecoder: Sendable {
+package struct NTSKERecordDecoder: Sendable {
     /// The most bytes a message may take, End of Message included.
-    public let maximumMessageSize: Int
+    package let maximumMessageSize: Int
     /// The records read so far, End of Message excluded.
-    public private(set) var records: [NTSKERecord] = []
+    package private(set) var records: [NTSKERecord] = []
     /// Whether End of Message has been read.
-    public private(set) var isComplete = false
+    package private(set) var isComplete = false
     private var pending: [UInt8] = []
     private var consumed = 0
 
     /// Creates a decoder.
     /// - Parameter maximumMessageSize: The most bytes a message may take (at least 4).
-    public init(maximumMessageSize: Int) {
+    package init(maximumMessageSize: Int) {
         self.maximumMessageSize = max(4, maximumMessageSize)
     }
 
@@ -135,7 +135,7 @@ public struct NTSKERecordDecoder: Sendable {
     /// - Throws: ``NTSKEError`` `.malformedMessage` for bytes after End of Message or an End of
     ///   Message with a body, `.messageTooLarge` past ``maximumMessageSize``. After a throw the
     ///   decoder is spent: the connection should be closed.
-    public mutating func append(_ bytes: some Collection<UInt8>) throws(NTSKEError) {
+    package mutating func append(_ bytes: some Collection<UInt8>) throws(NTSKEError) {
         guard !bytes.isEmpty else { return }
         guard !isComplete else { throw NTSKEError(.malformedMessage, "data after End of Message") }
         guard consumed + pending.count + bytes.count <= maximumMessageSize else {

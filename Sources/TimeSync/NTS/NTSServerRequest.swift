@@ -1,23 +1,23 @@
 /// The NTS fields of a request an NTP server received (RFC 8915 §5.7): the identifier to echo, the
 /// cookie that holds the association's keys, how many cookies to send back, and the Authenticator
 /// to check with the client-to-server key in that cookie.
-public struct NTSServerRequest: Sendable, Hashable {
+package struct NTSServerRequest: Sendable, Hashable {
     /// The Unique Identifier, echoed in the reply.
-    public let uniqueIdentifier: [UInt8]
+    package let uniqueIdentifier: [UInt8]
     /// The cookie, as sent (padding included).
-    public let cookie: [UInt8]
+    package let cookie: [UInt8]
     /// Cookie Placeholder fields: the reply carries one new cookie for the cookie and one for each.
-    public let placeholders: Int
+    package let placeholders: Int
     private let nonce: [UInt8]
     private let ciphertext: [UInt8]
     private let associatedData: [UInt8]
 
     /// Reads the NTS fields of a request.
     /// - Returns: `nil` when the request has no NTS field at all (a plain NTP request).
-    /// - Throws: ``NTSServerRequestError`` for NTS fields that break the rules: not exactly one Unique
+    /// - Throws: `NTSServerRequestError` for NTS fields that break the rules: not exactly one Unique
     ///   Identifier (≥ 32 bytes), one cookie and one Authenticator (the last field), placeholders
     ///   longer or shorter than the cookie, or more than 7 of them.
-    public init?(_ packet: NTPPacket) throws(NTSServerRequestError) {
+    package init?(_ packet: NTPPacket) throws(NTSServerRequestError) {
         let fields = packet.extensionFields
         let nts: Set<UInt16> = [
             NTSExtensionFieldType.uniqueIdentifier, NTSExtensionFieldType.cookie, NTSExtensionFieldType.cookiePlaceholder,
@@ -45,7 +45,7 @@ public struct NTSServerRequest: Sendable, Hashable {
     }
 
     /// Whether the Authenticator opens with `cipher` (the client-to-server key from the cookie).
-    public func isAuthentic(with cipher: some NTSCipher) -> Bool {
+    package func isAuthentic(with cipher: some NTSCipher) -> Bool {
         cipher.open(ciphertext, nonce: nonce, associatedData: associatedData) != nil
     }
 
@@ -56,7 +56,7 @@ public struct NTSServerRequest: Sendable, Hashable {
     ///   - cookies: The new cookies (one for the cookie and one per placeholder).
     ///   - cipher: The server-to-client key.
     ///   - nonce: A fresh random nonce (16 bytes).
-    public func seal(_ reply: NTPPacket, cookies: [[UInt8]], cipher: some NTSCipher, nonce: [UInt8]) -> NTPPacket {
+    package func seal(_ reply: NTPPacket, cookies: [[UInt8]], cipher: some NTSCipher, nonce: [UInt8]) -> NTPPacket {
         var reply = reply
         reply.extensionFields = [NTPExtensionField(type: NTSExtensionFieldType.uniqueIdentifier, value: uniqueIdentifier)]
         reply.messageAuthenticationCode = nil
@@ -68,7 +68,7 @@ public struct NTSServerRequest: Sendable, Hashable {
 
     /// The NTS NAK for this request: a Kiss-o'-Death `NTSN` echoing the identifier, unauthenticated
     /// (the server has no key to authenticate it with).
-    public func negativeAcknowledgment(_ kiss: NTPPacket) -> NTPPacket {
+    package func negativeAcknowledgment(_ kiss: NTPPacket) -> NTPPacket {
         var kiss = kiss
         kiss.referenceID = .ntsNegativeAcknowledgment
         kiss.extensionFields = [NTPExtensionField(type: NTSExtensionFieldType.uniqueIdentifier, value: uniqueIdentifier)]
@@ -78,11 +78,11 @@ public struct NTSServerRequest: Sendable, Hashable {
 }
 
 /// NTS fields in a request that break the protocol's rules: the request is dropped.
-public struct NTSServerRequestError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct NTSServerRequestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
-    public let detail: String
+    package let detail: String
     init(_ detail: String) { self.detail = detail }
-    public var description: String { "malformed NTS request: \(detail)" }
+    package var description: String { "malformed NTS request: \(detail)" }
 }
 
 /// Checks the authenticated requests an NTP server receives (NTS), and seals the replies: given to

@@ -7,10 +7,12 @@ import Darwin
 #endif
 
 /// Raw reads of the system clocks: the only place that names platform clock ids.
-public enum SystemClocks {
+@usableFromInline
+package enum SystemClocks {
     /// Nanoseconds on the monotonic clock that counts through sleep.
     @inlinable
-    public static func monotonicNanoseconds() -> Int64 {
+    @usableFromInline
+    package static func monotonicNanoseconds() -> Int64 {
         #if canImport(Darwin)
         return Int64(clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW))
         #else
@@ -22,7 +24,8 @@ public enum SystemClocks {
 
     /// Nanoseconds since the Unix epoch on the wall clock.
     @inlinable
-    public static func wallNanoseconds() -> Int64 {
+    @usableFromInline
+    package static func wallNanoseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)

@@ -2,9 +2,9 @@ import Crypto
 
 /// The hash and Merkle tree a Roughtime server signs many replies with: SHA-512 (truncated to the
 /// version's ``RoughtimeVersion/hashLength``), leaves `H(0x00 ‖ leaf)`, nodes `H(0x01 ‖ left ‖ right)`.
-public enum RoughtimeMerkle {
+package enum RoughtimeMerkle {
     /// The longest path a reply may carry (a tree of 2³² leaves).
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     /// `H(prefix ‖ parts…)`, truncated to `length` bytes.
     static func hash(_ prefix: UInt8?, _ parts: [ArraySlice<UInt8>], length: Int) -> [UInt8] {
@@ -15,12 +15,12 @@ public enum RoughtimeMerkle {
     }
 
     /// The hash of a leaf.
-    public static func leafHash(_ leaf: ArraySlice<UInt8>, length: Int) -> [UInt8] {
+    package static func leafHash(_ leaf: ArraySlice<UInt8>, length: Int) -> [UInt8] {
         hash(0x00, [leaf], length: length)
     }
 
     /// The hash of an inner node.
-    public static func nodeHash(_ left: [UInt8], _ right: [UInt8]) -> [UInt8] {
+    package static func nodeHash(_ left: [UInt8], _ right: [UInt8]) -> [UInt8] {
         hash(0x01, [left[...], right[...]], length: left.count)
     }
 
@@ -31,7 +31,7 @@ public enum RoughtimeMerkle {
     ///   - index: The leaf's position: bit *i* set when the node at level *i* is a right child.
     /// - Throws: ``RoughtimeError/badTagLength`` for a path that is not whole hashes or longer than
     ///   ``maximumDepth``; ``RoughtimeError/merkleMismatch`` when the index has bits beyond the path.
-    public static func root(leaf: [UInt8], path: ArraySlice<UInt8>, index: UInt32) throws(RoughtimeError) -> [UInt8] {
+    package static func root(leaf: [UInt8], path: ArraySlice<UInt8>, index: UInt32) throws(RoughtimeError) -> [UInt8] {
         let length = leaf.count
         guard path.count % length == 0 else { throw RoughtimeError(.badTagLength, "PATH has \(path.count) bytes, not a multiple of \(length)") }
         let depth = path.count / length
@@ -49,7 +49,7 @@ public enum RoughtimeMerkle {
 
     /// A tree over leaf hashes, padded with zero hashes to a power of two: its root, and each leaf's path.
     /// - Complexity: O(n log n) for n leaves (one hash per node, the paths copied out).
-    public static func tree(leaves: [[UInt8]]) -> (root: [UInt8], paths: [[UInt8]]) {
+    package static func tree(leaves: [[UInt8]]) -> (root: [UInt8], paths: [[UInt8]]) {
         precondition(!leaves.isEmpty, "a tree has a leaf")
         let length = leaves[0].count
         var width = 1
@@ -67,7 +67,7 @@ public enum RoughtimeMerkle {
 
     /// `SHA-512(0xff ‖ key)` truncated to 32 bytes: what a request's SRV holds to name the server's
     /// long-term public key.
-    public static func serverIdentifier(publicKey: [UInt8]) -> [UInt8] {
+    package static func serverIdentifier(publicKey: [UInt8]) -> [UInt8] {
         hash(0xff, [publicKey[...]], length: 32)
     }
 }

@@ -3,21 +3,21 @@
 /// The wire form is a tag count N (`UInt32`, little-endian), N − 1 value offsets, the N tags in
 /// strictly increasing order, then the values; every offset and length is a multiple of four.
 /// Parsing checks all of it and copies nothing: values are slices of the bytes given.
-public struct RoughtimeMessage: Sendable, Hashable {
+package struct RoughtimeMessage: Sendable, Hashable {
     /// The most tags a message may have. The largest message of the protocol has nine.
-    public static let maximumTags = 64
+    package static let maximumTags = 64
 
     /// The message's bytes.
-    public let bytes: ArraySlice<UInt8>
+    package let bytes: ArraySlice<UInt8>
     /// The tags, in wire order (strictly increasing), and where each value lies in ``bytes``.
-    public let tags: [RoughtimeTag]
+    package let tags: [RoughtimeTag]
     private let ranges: [Range<Int>]
 
     /// Parses a message, checking its header against its length.
     /// - Throws: ``RoughtimeError`` `.truncated` when the bytes end inside the header,
     ///   `.malformedMessage` for an impossible count or offset, `.unsortedTags` for a repeated or
     ///   out-of-order tag.
-    public init(decoding bytes: ArraySlice<UInt8>) throws(RoughtimeError) {
+    package init(decoding bytes: ArraySlice<UInt8>) throws(RoughtimeError) {
         guard bytes.count >= 4 else { throw RoughtimeError(.truncated, "\(bytes.count) bytes") }
         guard bytes.count % 4 == 0 else { throw RoughtimeError(.malformedMessage, "length \(bytes.count) is not a multiple of 4") }
         let base = bytes.startIndex
@@ -53,44 +53,44 @@ public struct RoughtimeMessage: Sendable, Hashable {
     }
 
     /// Parses a message held in an array.
-    public init(decoding bytes: [UInt8]) throws(RoughtimeError) {
+    package init(decoding bytes: [UInt8]) throws(RoughtimeError) {
         try self.init(decoding: bytes[...])
     }
 
     /// The value of `tag`, or `nil` when the message does not carry it.
-    public subscript(tag: RoughtimeTag) -> ArraySlice<UInt8>? {
+    package subscript(tag: RoughtimeTag) -> ArraySlice<UInt8>? {
         guard let index = tags.firstIndex(of: tag) else { return nil }
         return bytes[ranges[index]]
     }
 
     /// The value of `tag`, which must be there.
     /// - Throws: ``RoughtimeError/missingTag``.
-    public func value(_ tag: RoughtimeTag) throws(RoughtimeError) -> ArraySlice<UInt8> {
+    package func value(_ tag: RoughtimeTag) throws(RoughtimeError) -> ArraySlice<UInt8> {
         guard let value = self[tag] else { throw RoughtimeError(.missingTag, "\(tag)") }
         return value
     }
 
     /// The value of `tag`, which must be there and `length` bytes long.
     /// - Throws: ``RoughtimeError/missingTag`` or ``RoughtimeError/badTagLength``.
-    public func value(_ tag: RoughtimeTag, length: Int) throws(RoughtimeError) -> ArraySlice<UInt8> {
+    package func value(_ tag: RoughtimeTag, length: Int) throws(RoughtimeError) -> ArraySlice<UInt8> {
         let value = try value(tag)
         guard value.count == length else { throw RoughtimeError(.badTagLength, "\(tag) has \(value.count) bytes, not \(length)") }
         return value
     }
 
     /// The value of `tag` parsed as a nested message (SREP, CERT, DELE).
-    public func message(_ tag: RoughtimeTag) throws(RoughtimeError) -> RoughtimeMessage {
+    package func message(_ tag: RoughtimeTag) throws(RoughtimeError) -> RoughtimeMessage {
         do { return try RoughtimeMessage(decoding: try value(tag)) } catch { throw error.prefixed("in \(tag)") }
     }
 
     /// The `UInt32` value of `tag`.
-    public func uint32(_ tag: RoughtimeTag) throws(RoughtimeError) -> UInt32 {
+    package func uint32(_ tag: RoughtimeTag) throws(RoughtimeError) -> UInt32 {
         let value = try value(tag, length: 4)
         return Self.readUInt32(value, at: value.startIndex)
     }
 
     /// The `UInt64` value of `tag`.
-    public func uint64(_ tag: RoughtimeTag) throws(RoughtimeError) -> UInt64 {
+    package func uint64(_ tag: RoughtimeTag) throws(RoughtimeError) -> UInt64 {
         let value = try value(tag, length: 8)
         return UInt64(Self.readUInt32(value, at: value.startIndex)) | UInt64(Self.readUInt32(value, at: value.startIndex + 4)) << 32
     }
@@ -100,7 +100,7 @@ public struct RoughtimeMessage: Sendable, Hashable {
     /// Each value's length must be a multiple of four and each tag must appear once: the protocol's
     /// own fields always are (a caller's mistake, not the network's, and so a precondition).
     /// - Complexity: O(n log n) in the number of fields, plus the copy of the values.
-    public static func encode(_ fields: [(RoughtimeTag, [UInt8])]) -> [UInt8] {
+    package static func encode(_ fields: [(RoughtimeTag, [UInt8])]) -> [UInt8] {
         let sorted = fields.sorted { $0.0 < $1.0 }
         var output: [UInt8] = []
         output.reserveCapacity(8 * sorted.count + sorted.reduce(0) { $0 + $1.1.count })
@@ -146,14 +146,14 @@ public struct RoughtimeMessage: Sendable, Hashable {
 
 /// The `ROUGHTIM` framing of every version but Google's original: the eight ASCII bytes, the
 /// message's length (`UInt32`, little-endian), then the message.
-public enum RoughtimePacket {
+package enum RoughtimePacket {
     /// `ROUGHTIM`.
-    public static let magic: [UInt8] = Array("ROUGHTIM".utf8)
+    package static let magic: [UInt8] = Array("ROUGHTIM".utf8)
     /// The header's length: the magic and the length field.
-    public static let headerLength = 12
+    package static let headerLength = 12
 
     /// The message with its header.
-    public static func frame(_ message: [UInt8]) -> [UInt8] {
+    package static func frame(_ message: [UInt8]) -> [UInt8] {
         var packet = magic
         packet.reserveCapacity(headerLength + message.count)
         RoughtimeMessage.appendUInt32(UInt32(message.count), to: &packet)
@@ -162,14 +162,14 @@ public enum RoughtimePacket {
     }
 
     /// Whether the bytes begin with `ROUGHTIM` (framed) rather than a bare message.
-    public static func isFramed(_ bytes: ArraySlice<UInt8>) -> Bool {
+    package static func isFramed(_ bytes: ArraySlice<UInt8>) -> Bool {
         bytes.count >= magic.count && bytes.prefix(magic.count).elementsEqual(magic)
     }
 
     /// The message inside a framed packet.
     /// - Throws: ``RoughtimeError/badFraming`` without the magic or when the length field is not the
     ///   length of what follows it; ``RoughtimeError/truncated`` for fewer than 12 bytes.
-    public static func unframe(_ bytes: ArraySlice<UInt8>) throws(RoughtimeError) -> ArraySlice<UInt8> {
+    package static func unframe(_ bytes: ArraySlice<UInt8>) throws(RoughtimeError) -> ArraySlice<UInt8> {
         guard bytes.count >= headerLength else { throw RoughtimeError(.truncated, "\(bytes.count) bytes, a header needs 12") }
         guard isFramed(bytes) else { throw RoughtimeError(.badFraming, "no ROUGHTIM header") }
         let length = Int(RoughtimeMessage.readUInt32(bytes, at: bytes.startIndex + 8))

@@ -15,7 +15,7 @@ public enum RoughtimeDropReason: Error, Sendable, Hashable, CustomStringConverti
     /// The online key's window does not cover the current time (the transport rotates it first).
     case delegationExpired
     /// Its sender's address is over the server's rate limit: dropped before it was signed (a
-    /// server's transport decides this; ``RoughtimeResponder`` never does).
+    /// server's transport decides this; `RoughtimeResponder` never does).
     case rateLimited
 
     public var description: String {
@@ -36,16 +36,16 @@ public enum RoughtimeDropReason: Error, Sendable, Hashable, CustomStringConverti
 /// Requests that arrive together are answered with one signature: their leaves form a Merkle
 /// tree, the server signs the root once, and each reply carries its path. Signing is the cost of a
 /// reply, so a batch of 64 costs about one signature instead of 64.
-public struct RoughtimeResponder: Sendable {
+package struct RoughtimeResponder: Sendable {
     /// The server's long-term public key (what clients pin).
-    public let publicKey: [UInt8]
+    package let publicKey: [UInt8]
     /// The online key and its certificate; replace it (``delegate(validity:)``) before it expires.
-    public private(set) var delegation: RoughtimeDelegation
+    package private(set) var delegation: RoughtimeDelegation
     /// RADI, in seconds: how far the true time may lie from the midpoint (the midpoint's rounding to
     /// whole seconds, and the server clock's own error). At least 3, the protocol's minimum.
-    public let radius: UInt32
+    package let radius: UInt32
     /// The versions answered, most preferred first.
-    public let versions: [RoughtimeVersion]
+    package let versions: [RoughtimeVersion]
     private let longTermKey: Curve25519.Signing.PrivateKey
     private let serverIdentifier: [UInt8]
     private let versionList: [UInt8]
@@ -56,7 +56,7 @@ public struct RoughtimeResponder: Sendable {
     ///   - validity: The first online key's window, seconds since 1970.
     ///   - radius: RADI in seconds; raised to 3 if lower.
     ///   - versions: The versions to answer (by default every framed one).
-    public init(
+    package init(
         longTermKey: Curve25519.Signing.PrivateKey, validity: ClosedRange<UInt64>, radius: UInt32 = 3,
         versions: [RoughtimeVersion] = RoughtimeVersion.served
     ) throws {
@@ -70,7 +70,7 @@ public struct RoughtimeResponder: Sendable {
     }
 
     /// Delegates a new online key for `validity` (seconds since 1970); replies signed from now on use it.
-    public mutating func delegate(validity: ClosedRange<UInt64>) throws {
+    package mutating func delegate(validity: ClosedRange<UInt64>) throws {
         delegation = try RoughtimeDelegation(longTermKey: longTermKey, validity: validity)
     }
 
@@ -84,7 +84,7 @@ public struct RoughtimeResponder: Sendable {
     ///   - now: The server's time.
     ///   - lifetime: How long an online key serves, at least a minute.
     /// - Returns: Whether a new key was delegated.
-    public mutating func renewDelegation(now: UnixTime, lifetime: Duration) throws -> Bool {
+    package mutating func renewDelegation(now: UnixTime, lifetime: Duration) throws -> Bool {
         // Both below 2^63: their sum fits in 64 unsigned bits.
         let seconds = UInt64(max(0, now.seconds))
         let margin = UInt64(max(60, lifetime.components.seconds) / 4)
@@ -95,7 +95,7 @@ public struct RoughtimeResponder: Sendable {
 
     /// The window a fresh online key gets at `now`: from an hour before to `lifetime` (at least a
     /// minute) after, in whole seconds since 1970.
-    public static func window(now: UnixTime, lifetime: Duration) -> ClosedRange<UInt64> {
+    package static func window(now: UnixTime, lifetime: Duration) -> ClosedRange<UInt64> {
         // Both below 2^63: their sum fits in 64 unsigned bits.
         let seconds = UInt64(max(0, now.seconds))
         return (seconds >= 3_600 ? seconds - 3_600 : 0)...(seconds + UInt64(max(60, lifetime.components.seconds)))
@@ -107,7 +107,7 @@ public struct RoughtimeResponder: Sendable {
     ///   - now: The server's time; the midpoint is it, rounded to the second.
     /// - Returns: One action per request, in order: the reply to send, or why none is sent.
     /// - Complexity: O(n log n) hashing for n requests, plus one signature per version present.
-    public func respond(to requests: [[UInt8]], now: UnixTime) -> [Result<[UInt8], RoughtimeDropReason>] {
+    package func respond(to requests: [[UInt8]], now: UnixTime) -> [Result<[UInt8], RoughtimeDropReason>] {
         var results = [Result<[UInt8], RoughtimeDropReason>](repeating: .failure(.malformed), count: requests.count)
         let midpoint = UInt64(clamping: (now.nanoseconds.saturatingAdd(500_000_000)).flooredDivision(by: 1_000_000_000))
         guard delegation.validity.contains(midpoint) else {

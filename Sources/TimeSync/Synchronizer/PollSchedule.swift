@@ -5,18 +5,18 @@
 ///
 /// Sans-IO: the transport polls, reports the outcome to ``next(after:)`` and sleeps for the returned
 /// interval.
-public struct PollSchedule: Sendable, Hashable {
+package struct PollSchedule: Sendable, Hashable {
     /// The policy this schedule follows.
-    public let policy: PollPolicy
+    package let policy: PollPolicy
     /// Burst requests still to send.
-    public private(set) var burstRemaining: Int
+    package private(set) var burstRemaining: Int
     /// The current steady poll interval.
-    public private(set) var interval: Duration
+    package private(set) var interval: Duration
     /// This server's floor: the policy's minimum, raised by `RATE` kisses.
-    public private(set) var floor: Duration
+    package private(set) var floor: Duration
 
     /// A schedule at the start of its burst.
-    public init(policy: PollPolicy = .init()) {
+    package init(policy: PollPolicy = .init()) {
         self.policy = policy
         burstRemaining = policy.burstCount
         interval = policy.minimumInterval
@@ -31,7 +31,7 @@ public struct PollSchedule: Sendable, Hashable {
     ///   - errorAfter: The clock's error a given wait after the poll, as its bounds widen with
     ///     time: the wait is halved (down to the floor) until the error at its end is within the
     ///     target. `nil`: only the error now counts.
-    public mutating func next(
+    package mutating func next(
         after outcome: PollOutcome, error: Duration?, errorAfter: ((Duration) -> Duration)? = nil
     ) -> Duration? {
         if outcome == .sample, burstRemaining == 0, let target = policy.targetError, let error {
@@ -52,7 +52,7 @@ public struct PollSchedule: Sendable, Hashable {
 
     /// The wait before the next poll, or `nil` when this server must not be polled again.
     /// - Parameter outcome: What the poll just made gave.
-    public mutating func next(after outcome: PollOutcome) -> Duration? {
+    package mutating func next(after outcome: PollOutcome) -> Duration? {
         switch outcome {
         case .stop:
             return nil
@@ -87,7 +87,7 @@ public struct PollSchedule: Sendable, Hashable {
     /// Starts a new burst, as at the start; the steady interval then starts again from the floor.
     /// A server that sent `RATE` (its floor is above the policy's minimum) gets no burst: it asked for
     /// fewer requests, not more.
-    public mutating func restartBurst() {
+    package mutating func restartBurst() {
         guard floor <= policy.minimumInterval else { return }
         burstRemaining = policy.burstCount
         interval = floor

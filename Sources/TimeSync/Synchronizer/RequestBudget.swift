@@ -4,24 +4,24 @@
 /// is sent.
 ///
 /// Sans-IO: the caller passes the instants.
-public struct RequestBudget: Sendable, Hashable {
+package struct RequestBudget: Sendable, Hashable {
     /// Requests allowed per hour in the long run; `nil` for no cap.
-    public let requestsPerHour: Double?
+    package let requestsPerHour: Double?
     /// Requests that may go at once (an initial burst to several servers).
-    public let burst: Double
+    package let burst: Double
     /// Tokens in the bucket at ``updated``.
-    public private(set) var tokens: Double
+    package private(set) var tokens: Double
     /// When ``tokens`` was last brought up to date.
-    public private(set) var updated: MonotonicInstant?
+    package private(set) var updated: MonotonicInstant?
 
     /// No cap.
-    public static let unlimited = RequestBudget(requestsPerHour: nil)
+    package static let unlimited = RequestBudget(requestsPerHour: nil)
 
     /// Creates a budget, full.
     /// - Parameters:
     ///   - requestsPerHour: The long-run cap; `nil`, zero or less, or not finite means no cap.
     ///   - burst: How many may go at once (at least 1; default 8, a burst to a handful of servers).
-    public init(requestsPerHour: Double?, burst: Double = 8) {
+    package init(requestsPerHour: Double?, burst: Double = 8) {
         if let rate = requestsPerHour, rate.isFinite, rate > 0 {
             self.requestsPerHour = rate
         } else {
@@ -43,7 +43,7 @@ public struct RequestBudget: Sendable, Hashable {
 
     /// Takes one request's token if there is one.
     /// - Returns: Whether the request may go now.
-    public mutating func take(at now: MonotonicInstant) -> Bool {
+    package mutating func take(at now: MonotonicInstant) -> Bool {
         guard requestsPerHour != nil else { return true }
         refill(at: now)
         guard tokens >= 1 else { return false }
@@ -52,7 +52,7 @@ public struct RequestBudget: Sendable, Hashable {
     }
 
     /// When the next token will be there (now when one is).
-    public func nextToken(at now: MonotonicInstant) -> MonotonicInstant {
+    package func nextToken(at now: MonotonicInstant) -> MonotonicInstant {
         guard requestsPerHour != nil else { return now }
         var copy = self
         copy.refill(at: now)

@@ -1,65 +1,65 @@
 /// The polling of one source, sans I/O: when to send, when to back off, when to give up, when to
-/// resolve its name again. ``SynchronizerCore`` keeps one per source.
+/// resolve its name again. `SynchronizerCore` keeps one per source.
 ///
-/// The transport loops: ask ``nextAction(at:)``; on ``PollAction/send`` exchange one packet (with
-/// its own deadline) and report the outcome with ``handle(_:at:)``; on ``PollAction/wait(until:)``
-/// sleep until then; on ``PollAction/resolve`` resolve the name again (``resolved(at:)``), on
-/// ``PollAction/demobilize`` stop. Intervals
-/// follow ``PollSchedule``: a burst, then backoff from the policy's minimum to its maximum, `RATE`
+/// The transport loops: ask ``nextAction(at:)``; on `PollAction.send` exchange one packet (with
+/// its own deadline) and report the outcome with ``handle(_:at:)``; on `PollAction.wait(until:)`
+/// sleep until then; on `PollAction.resolve` resolve the name again (``resolved(at:)``), on
+/// `PollAction.demobilize` stop. Intervals
+/// follow `PollSchedule`: a burst, then backoff from the policy's minimum to its maximum, `RATE`
 /// kisses raising this server's floor. Reachability is NTP's 8-bit register: each poll shifts in
 /// whether it brought a usable reply.
 ///
 /// Every instant comes from the caller, so a test drives the poller through hours of polling with a
 /// hand-moved clock and no sleeps.
-public struct SourcePoller: Sendable, Hashable {
+package struct SourcePoller: Sendable, Hashable {
     /// The intervals followed.
-    public private(set) var schedule: PollSchedule
+    package private(set) var schedule: PollSchedule
     /// The last eight polls, newest in the lowest bit: 1 for a usable reply (NTP's `reach`).
-    public private(set) var reachability: UInt8 = 0
+    package private(set) var reachability: UInt8 = 0
     /// When the next request is due.
-    public private(set) var nextPoll: MonotonicInstant
+    package private(set) var nextPoll: MonotonicInstant
     /// Whether a request is out and its outcome not yet handled.
-    public private(set) var awaitingReply = false
+    package private(set) var awaitingReply = false
     /// Polls sent in all.
-    public private(set) var polls = 0
+    package private(set) var polls = 0
     /// Polls without a usable reply since the last one that had one (or since the start).
-    public private(set) var unansweredPolls = 0
+    package private(set) var unansweredPolls = 0
     /// How many unanswered polls in a row make the poller ask for the name to be resolved again.
     /// Default 8: the reachability register is all zeros.
-    public var unreachableAfter: Int
+    package var unreachableAfter: Int
     /// The earliest instant the server allowed for the next request, after it answered with a
     /// `Retry-After` (``PollOutcome/retryAfter(_:)``): a restarted burst or a resolved name waits
     /// for it too.
-    public private(set) var notBefore: MonotonicInstant?
+    package private(set) var notBefore: MonotonicInstant?
     private var stopped = false
 
     /// A poller whose first request is due at `start`.
     /// - Parameters:
     ///   - policy: Burst and intervals.
     ///   - start: When to send the first request (usually now).
-    ///   - unreachableAfter: Unanswered polls in a row before ``PollAction/resolve`` (at least 1).
-    public init(policy: PollPolicy = .init(), start: MonotonicInstant, unreachableAfter: Int = 8) {
+    ///   - unreachableAfter: Unanswered polls in a row before `PollAction.resolve` (at least 1).
+    package init(policy: PollPolicy = .init(), start: MonotonicInstant, unreachableAfter: Int = 8) {
         schedule = PollSchedule(policy: policy)
         nextPoll = start
         self.unreachableAfter = max(1, unreachableAfter)
     }
 
     /// Whether any of the last eight polls brought a usable reply.
-    public var isReachable: Bool { reachability != 0 }
+    package var isReachable: Bool { reachability != 0 }
 
     /// What to do at `now`.
     /// - Parameter now: The current monotonic instant.
-    /// - Returns: ``PollAction/send`` when a poll is due (the poller then waits for its outcome),
-    ///   ``PollAction/wait(until:)`` otherwise; ``PollAction/resolve`` or
-    ///   ``PollAction/demobilize`` once the address is done with, for every call after.
-    public mutating func nextAction(at now: MonotonicInstant) -> PollAction {
+    /// - Returns: `PollAction.send` when a poll is due (the poller then waits for its outcome),
+    ///   `PollAction.wait(until:)` otherwise; `PollAction.resolve` or
+    ///   `PollAction.demobilize` once the address is done with, for every call after.
+    package mutating func nextAction(at now: MonotonicInstant) -> PollAction {
         var unlimited = RequestBudget.unlimited
         return nextAction(at: now, budget: &unlimited)
     }
 
     /// What to do at `now`, within a request budget shared with other sources: a due poll waits for
     /// the budget's next token.
-    public mutating func nextAction(at now: MonotonicInstant, budget: inout RequestBudget) -> PollAction {
+    package mutating func nextAction(at now: MonotonicInstant, budget: inout RequestBudget) -> PollAction {
         if stopped { return .demobilize }
         if unansweredPolls >= unreachableAfter { return .resolve }
         if awaitingReply {
@@ -81,14 +81,14 @@ public struct SourcePoller: Sendable, Hashable {
     /// - Parameters:
     ///   - outcome: A usable reply, a failure (timeout, network error, rejected reply), or a kiss.
     ///   - now: When the outcome was known; the next poll is timed from here.
-    public mutating func handle(_ outcome: PollOutcome, at now: MonotonicInstant) {
+    package mutating func handle(_ outcome: PollOutcome, at now: MonotonicInstant) {
         handle(outcome, at: now, error: nil)
     }
 
     /// Takes the outcome of the request last asked for, with the clock's error after it and, when
     /// known, how it grows with time: see ``PollPolicy/targetError`` and
-    /// ``PollSchedule/next(after:error:errorAfter:)``.
-    public mutating func handle(
+    /// `PollSchedule.next(after:error:errorAfter:)`.
+    package mutating func handle(
         _ outcome: PollOutcome, at now: MonotonicInstant, error: Duration?, errorAfter: ((Duration) -> Duration)? = nil
     ) {
         guard awaitingReply, !stopped else { return }
@@ -104,10 +104,10 @@ public struct SourcePoller: Sendable, Hashable {
         if case .retryAfter = outcome { notBefore = nextPoll }
     }
 
-    /// The name was resolved again after ``PollAction/resolve``: polling goes on, at the policy's
+    /// The name was resolved again after `PollAction.resolve`: polling goes on, at the policy's
     /// longest interval from `now`, until the address answers (the reachability register keeps its
     /// history).
-    public mutating func resolved(at now: MonotonicInstant) {
+    package mutating func resolved(at now: MonotonicInstant) {
         guard !stopped else { return }
         unansweredPolls = 0
         awaitingReply = false
@@ -116,7 +116,7 @@ public struct SourcePoller: Sendable, Hashable {
 
     /// Starts a new burst at `now`: after the network came back, the device woke, or the clock was
     /// found to need samples soon. The backoff, any `RATE` floor and any `Retry-After` are kept.
-    public mutating func restartBurst(at now: MonotonicInstant) {
+    package mutating func restartBurst(at now: MonotonicInstant) {
         guard !stopped else { return }
         schedule.restartBurst()
         guard !awaitingReply else { return }

@@ -1,20 +1,20 @@
 extension SynchronizerCore {
-    /// What the clock says about the sources, for ``SynchronizerCore/statuses(_:)``.
-    public struct ClockView: Sendable, Hashable {
+    /// What the clock says about the sources, for `SynchronizerCore.statuses(_:)`.
+    package struct ClockView: Sendable, Hashable {
         /// The clock's status now.
-        public var status: SynchronizationStatus
+        package var status: SynchronizationStatus
         /// The sources its calibration follows.
-        public var selected: Set<String>
+        package var selected: Set<String>
         /// The sources it holds samples of.
-        public var heard: Set<String>
+        package var heard: Set<String>
         /// The samples it holds as suspects.
-        public var suspects: Set<OffsetSample>
+        package var suspects: Set<OffsetSample>
         /// Wall clock − monotonic clock, in nanoseconds: turns a sample's offset into server time −
         /// this device's wall clock.
-        public var wallShift: Int64
+        package var wallShift: Int64
 
         /// Creates a view.
-        public init(
+        package init(
             status: SynchronizationStatus, selected: Set<String>, heard: Set<String>, suspects: Set<OffsetSample>,
             wallShift: Int64
         ) {
@@ -26,7 +26,7 @@ extension SynchronizerCore {
         }
 
         /// The view of `clock` now.
-        public init(_ clock: ServerClock) {
+        package init(_ clock: ServerClock) {
             let pair = clock.timeBase.wallClockPair()
             self.init(
                 status: clock.reading().status, selected: Set(clock.calibration?.sources ?? []), heard: Set(clock.sources),
@@ -41,7 +41,7 @@ extension SynchronizerCore {
     /// it, `unselected` while the sources have no majority, `falseticker` when it answered but is not
     /// followed, `pending` before it answered; a fallback source not polled now is `standingBy`
     /// unless the clock still follows it.
-    public func statuses(_ clock: ClockView) -> [TimeSourceStatus] {
+    package func statuses(_ clock: ClockView) -> [TimeSourceStatus] {
         // Sources are selected only while a majority stands behind the calibration now.
         let current = clock.status == .synchronized || clock.status == .provisional
         let selected = current ? clock.selected : []

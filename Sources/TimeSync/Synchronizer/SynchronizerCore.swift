@@ -1,4 +1,4 @@
-/// The polling of a synchronizer's sources, sans I/O: one ``SourcePoller`` per source, the request
+/// The polling of a synchronizer's sources, sans I/O: one `SourcePoller` per source, the request
 /// budget they share, the triggers that restart a burst (a network change, a resume, a calibration too
 /// old), the fallback sources polled only while the others are silent, and what each source's last
 /// poll says about it.
@@ -12,24 +12,24 @@
 /// ``handle(_:at:clockError:clockErrorAfter:)``; on ``Action/wait(until:)`` sleep until then, or until an event
 /// arrives. Every instant comes from the caller: a test drives hours of polling with a hand-moved
 /// clock, no sockets, no tasks and no sleeps.
-public struct SynchronizerCore: Sendable, Hashable {
+package struct SynchronizerCore: Sendable, Hashable {
     /// Settings.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// Burst and intervals of each source.
-        public var poll: PollPolicy
+        package var poll: PollPolicy
         /// The most requests per hour over all sources; `nil` for no cap.
-        public var requestsPerHour: Double?
+        package var requestsPerHour: Double?
         /// A calibration older than this restarts every source's burst, at most once per this age;
         /// `nil`: never.
-        public var maximumCalibrationAge: Duration?
+        package var maximumCalibrationAge: Duration?
         /// Unanswered polls in a row after which a source's name is resolved again.
-        public var unreachableAfter: Int
+        package var unreachableAfter: Int
         /// How long the fallback sources wait, after the start or a trigger, for another source to
         /// answer before they are polled.
-        public var fallbackAfter: Duration
+        package var fallbackAfter: Duration
 
         /// Creates a configuration.
-        public init(
+        package init(
             poll: PollPolicy = .init(), requestsPerHour: Double? = nil, maximumCalibrationAge: Duration? = nil,
             unreachableAfter: Int = 8, fallbackAfter: Duration = .seconds(5)
         ) {
@@ -42,11 +42,11 @@ public struct SynchronizerCore: Sendable, Hashable {
     }
 
     /// What the driver does next.
-    public enum Action: Sendable, Hashable {
-        /// Measure this source now, then report the result with ``SynchronizerCore/handle(_:at:clockError:clockErrorAfter:)``.
+    package enum Action: Sendable, Hashable {
+        /// Measure this source now, then report the result with `SynchronizerCore.handle(_:at:clockError:clockErrorAfter:)`.
         case poll(source: Int)
         /// The source has not answered for ``Configuration/unreachableAfter`` polls: resolve its name
-        /// again, then report ``Event/resolved(source:)`` (or ``SynchronizerCore/removeSource(_:)``).
+        /// again, then report ``Event/resolved(source:)`` (or `SynchronizerCore.removeSource(_:)`).
         case resolve(source: Int)
         /// The source asked never to be polled again (`DENY`, `RSTR`): remove it from the clock.
         case remove(source: Int)
@@ -62,7 +62,7 @@ public struct SynchronizerCore: Sendable, Hashable {
     }
 
     /// What happened, for the core to take in.
-    public enum Event: Sendable, Hashable {
+    package enum Event: Sendable, Hashable {
         /// A measurement of the source brought these samples (already given to the clock).
         case samples(source: Int, [OffsetSample])
         /// A measurement brought no sample: what that means for polling (never `.sample`), the
@@ -100,9 +100,9 @@ public struct SynchronizerCore: Sendable, Hashable {
     }
 
     /// The settings.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// The budget every source's requests come out of.
-    public private(set) var budget: RequestBudget
+    package private(set) var budget: RequestBudget
     private(set) var sources: [Source]
     /// When a calibration too old last restarted polling: at most once per maximum age, so that an
     /// offline device does not burst on every wake.
@@ -120,7 +120,7 @@ public struct SynchronizerCore: Sendable, Hashable {
     ///     those of `sources`.
     ///   - configuration: Polling, budget and triggers.
     ///   - start: When the first requests are due (usually now).
-    public init(sources: [String], fallbackSources: [String] = [], configuration: Configuration = .init(), start: MonotonicInstant) {
+    package init(sources: [String], fallbackSources: [String] = [], configuration: Configuration = .init(), start: MonotonicInstant) {
         self.configuration = configuration
         let count = sources.count + fallbackSources.count
         budget = RequestBudget(
@@ -136,20 +136,20 @@ public struct SynchronizerCore: Sendable, Hashable {
     }
 
     /// Whether the source is a fallback source standing by (not polled until the others fall silent).
-    public func isStandingBy(_ source: Int) -> Bool { sources[source].standingBy }
+    package func isStandingBy(_ source: Int) -> Bool { sources[source].standingBy }
 
     /// The number of sources, removed ones included: indices run from 0 up to it.
-    public var sourceCount: Int { sources.count }
+    package var sourceCount: Int { sources.count }
 
     /// A source's name.
-    public func name(of source: Int) -> String { sources[source].name }
+    package func name(of source: Int) -> String { sources[source].name }
 
     /// A source's poller: its schedule, reachability and next poll.
-    public func poller(of source: Int) -> SourcePoller { sources[source].poller }
+    package func poller(of source: Int) -> SourcePoller { sources[source].poller }
 
     /// Adds a source, polled from `now` with a burst; reuses the index of a removed source.
     /// - Returns: The source's index.
-    public mutating func addSource(_ name: String, at now: MonotonicInstant) -> Int {
+    package mutating func addSource(_ name: String, at now: MonotonicInstant) -> Int {
         let source = Source(
             name: name,
             poller: SourcePoller(policy: configuration.poll, start: now, unreachableAfter: configuration.unreachableAfter))
@@ -162,7 +162,7 @@ public struct SynchronizerCore: Sendable, Hashable {
     }
 
     /// Stops polling a source for good; its index may be given to a source added later.
-    public mutating func removeSource(_ index: Int) {
+    package mutating func removeSource(_ index: Int) {
         sources[index].removed = true
     }
 
@@ -174,7 +174,7 @@ public struct SynchronizerCore: Sendable, Hashable {
     /// - Returns: The first thing due: a source to remove, resolve or poll (the one due longest,
     ///   then the one polled least recently), the age trigger, or the instant to wait for.
     /// - Complexity: O(n log n) for n sources.
-    public mutating func nextAction(at now: MonotonicInstant, calibrationAge: Duration? = nil) -> Action {
+    package mutating func nextAction(at now: MonotonicInstant, calibrationAge: Duration? = nil) -> Action {
         if let maximum = configuration.maximumCalibrationAge, let age = calibrationAge, age > maximum,
             lastAgeTrigger.map({ $0.duration(to: now) >= maximum }) ?? true
         {
@@ -225,7 +225,7 @@ public struct SynchronizerCore: Sendable, Hashable {
     ///   - clockErrorAfter: The clock's error a given wait from `now` (its bounds widen with time):
     ///     the next poll comes before it passes the target.
     /// - Returns: What the synchronizer's users hear of it.
-    public mutating func handle(
+    package mutating func handle(
         _ event: Event, at now: MonotonicInstant, clockError: Duration? = nil, clockErrorAfter: ((Duration) -> Duration)? = nil
     ) -> [TimeSynchronizerEvent] {
         switch event {

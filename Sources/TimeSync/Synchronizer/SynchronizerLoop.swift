@@ -1,4 +1,4 @@
-/// Runs a ``SynchronizerCore`` on real sources and a real clock: the package's one poll loop, shared
+/// Runs a `SynchronizerCore` on real sources and a real clock: the package's one poll loop, shared
 /// by ``TimeSynchronizer`` and the NTP pool source.
 ///
 /// One task asks the core what to do and does it: each poll runs in a task of its own (a slow server

@@ -2,9 +2,9 @@ import Foundation
 
 /// Proleptic Gregorian calendar arithmetic on days since the Unix epoch (Howard Hinnant's algorithms).
 /// The one home for calendar math: HTTP dates and printing use it.
-public enum CivilDate {
+package enum CivilDate {
     /// Days since 1970-01-01 for a year, month (1–12) and day (1–31).
-    public static func days(year: Int64, month: Int, day: Int) -> Int64 {
+    package static func days(year: Int64, month: Int, day: Int) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = y.flooredDivision(by: 400)
         let yoe = y - era * 400
@@ -15,7 +15,7 @@ public enum CivilDate {
     }
 
     /// Year, month (1–12) and day (1–31) for days since 1970-01-01.
-    public static func fromDays(_ days: Int64) -> (year: Int64, month: Int, day: Int) {
+    package static func fromDays(_ days: Int64) -> (year: Int64, month: Int, day: Int) {
         let z = days + 719_468
         let era = z.flooredDivision(by: 146_097)
         let doe = z - era * 146_097
@@ -28,7 +28,7 @@ public enum CivilDate {
     }
 
     /// The number of days in a month of a year.
-    public static func daysInMonth(year: Int64, month: Int) -> Int {
+    package static func daysInMonth(year: Int64, month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28
         case 4, 6, 9, 11: return 30
