@@ -11,7 +11,6 @@ import Darwin
 package enum SystemClocks {
     /// Nanoseconds on the monotonic clock that counts through sleep.
     @inlinable
-    @usableFromInline
     package static func monotonicNanoseconds() -> Int64 {
         #if canImport(Darwin)
         return Int64(clock_gettime_nsec_np(CLOCK_MONOTONIC_RAW))
@@ -24,7 +23,6 @@ package enum SystemClocks {
 
     /// Nanoseconds since the Unix epoch on the wall clock.
     @inlinable
-    @usableFromInline
     package static func wallNanoseconds() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
