@@ -8,7 +8,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case missingDate, conflictingDates, invalidDate, conflictingTimeHeaders
         case cachedResponse, notModifiedWithoutFreshDate, nonceMissing, nonceMismatch
         case inconsistentTimestamps, inconsistentSamples, noUsableSamples, invalidURL, invalidArgument, timeout
-        case missingTimestamp, malformedTimestamp
+        case missingTimestamp, malformedTimestamp, notHTTPResponse
         case retryLater
     }
 
@@ -82,6 +82,8 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let noUsableSamples = HTTPTimeError(.noUsableSamples)
     /// The URL is not an absolute `http` or `https` URL with a host.
     public static let invalidURL = HTTPTimeError(.invalidURL)
+    /// The load's response is not an HTTP response (a `file:` or `data:` URL, a custom protocol).
+    public static let notHTTPResponse = HTTPTimeError(.notHTTPResponse)
     /// No complete response (head and body) arrived before the exchange's deadline; the detail says
     /// how long was waited and what had arrived.
     public static let timeout = HTTPTimeError(.timeout)
@@ -115,6 +117,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case .inconsistentSamples: "samples of the server contradict each other"
             case .noUsableSamples: "no usable sample: every response was rejected"
             case .invalidURL: "not an absolute http(s) URL"
+            case .notHTTPResponse: "not an HTTP response"
             case .invalidArgument: "invalid argument"
             case .timeout: "no complete response in time"
             case .missingTimestamp: "response has no server time in the expected header"

@@ -18,7 +18,7 @@ extension URLSession {
     ///   - observer: Turns the response into a sample (source name, header policy, clocks).
     ///   - nonce: The nonce to send; a random one by default.
     /// - Returns: The body, the response and the sample or why the response was rejected.
-    /// - Throws: URLSession's errors; a non-HTTP response is rejected with ``HTTPTimeError/invalidURL``.
+    /// - Throws: URLSession's errors; a non-HTTP response is rejected with ``HTTPTimeError/notHTTPResponse``.
     public func timeSyncData(
         for request: URLRequest, observer: HTTPTimeObserver, nonce: String = HTTPTimeNonce.random()
     ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {
@@ -44,7 +44,7 @@ extension URLSession {
         let requestSent = observer.timeBase.monotonicNow()
         let (data, response) = try await load(request)
         let responseReceived = observer.timeBase.monotonicNow()
-        guard let http = response as? HTTPURLResponse else { throw HTTPTimeError(.invalidURL, detail: "not an HTTP response") }
+        guard let http = response as? HTTPURLResponse else { throw HTTPTimeError(.notHTTPResponse, detail: request.url?.absoluteString) }
         let headers = http.headerPairs
         let observation: Result<HTTPTimeObservation, HTTPTimeError>
         do {

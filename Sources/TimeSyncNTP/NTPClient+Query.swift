@@ -16,7 +16,7 @@ extension NTPClient {
     ///   - conflictWindow: How long each exchange listens after its first reply for a conflicting one
     ///     (default: max(round trip, 20 ms)).
     /// - Returns: The combined result.
-    /// - Throws: ``NTPClientError`` (`.unreachable` at once, `.timeout` saying how many requests went
+    /// - Throws: `NTPClientError` (`.unreachable` at once, `.timeout` saying how many requests went
     ///   unanswered in how long), `NTPReplyError` (the last rejection when no sample succeeded; a
     ///   Kiss-o'-Death at once, except `RATE` asking for at most 16 s, which the query waits out before
     ///   going on; `.conflictingReplies` at once: someone raced the server), `SampleConsensusError` when

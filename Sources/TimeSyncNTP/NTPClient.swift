@@ -35,7 +35,7 @@ public struct NTPClient: Sendable {
     /// One request and its reply, within one deadline for the whole exchange.
     ///
     /// The socket is connected to `address`, so datagrams from elsewhere never arrive and an ICMP
-    /// port unreachable ends the exchange at once (``NTPClientError/unreachable``). A reply whose
+    /// port unreachable ends the exchange at once (`NTPClientError.unreachable`). A reply whose
     /// origin does not match, an exact duplicate or an undecodable datagram is ignored and the wait goes
     /// on; if the deadline passes after such a rejection, that rejection is thrown rather than a
     /// timeout. Any other rejection of a reply that answers our request (Kiss-o'-Death, unsynchronized,
@@ -50,7 +50,7 @@ public struct NTPClient: Sendable {
     ///   - timeout: The deadline for the whole exchange, from before the socket opens.
     ///   - conflictWindow: How long to listen after the first reply (default: max(round trip, 20 ms)).
     /// - Returns: The validated reply, with t1 and t4 on the monotonic clock.
-    /// - Throws: `NTPReplyError` (`.conflictingReplies` for a raced reply), ``NTPClientError``
+    /// - Throws: `NTPReplyError` (`.conflictingReplies` for a raced reply), `NTPClientError`
     ///   (`.timeout` with the time waited, `.unreachable`, `.network`), `CancellationError`.
     public func exchange(
         with address: IPEndpoint, timeout: Duration, conflictWindow: ConflictWindow = .query

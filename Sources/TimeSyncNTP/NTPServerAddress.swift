@@ -29,7 +29,7 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
     /// Parses what ``init(parsing:)`` accepts, and says what is wrong with anything else.
     /// - Parameter text: `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6 literal, or any of
     ///   these after `ntp://`.
-    /// - Throws: ``NTPClientError/invalidServerAddress`` whose detail quotes the text and gives the
+    /// - Throws: `NTPClientError.invalidServerAddress` whose detail quotes the text and gives the
     ///   reason: no host, a port that is not a number or is outside 1–65535, an unclosed `[`, a path.
     public init(validating text: String) throws(NTPClientError) {
         func invalid(_ reason: String) -> NTPClientError { NTPClientError(.invalidServerAddress, "'\(text)': \(reason)") }

@@ -64,7 +64,7 @@ public struct RoughtimeClient: Sendable {
     ///   - timeout: The deadline for the whole exchange, resolution included.
     /// - Returns: The verified exchange.
     /// - Throws: `RoughtimeError` (`.timeout` naming the last reason a datagram was refused),
-    ///   ``NTPClientError`` for resolution and socket failures, `CancellationError`.
+    ///   `NTPClientError` for resolution and socket failures, `CancellationError`.
     public func exchange(nonce: [UInt8]? = nil, timeout: Duration = .seconds(5)) async throws -> Exchange {
         let started = timeBase.monotonicNow()
         let addresses = try await NTPResolver.resolve(host: host, port: port, policy: addressPolicy, timeout: timeout)

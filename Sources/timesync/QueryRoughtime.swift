@@ -11,7 +11,7 @@ import TimeSyncRoughtime
 /// - Returns: One line, each value named (the server's time, the offset of this machine's wall clock
 ///   ± the error, the server, the address that answered, the version, the radius, the samples, the
 ///   lowest delay, `authenticated signed`, and `lost N of M requests` when some were) or the JSON object.
-/// - Throws: `RoughtimeError` (timeout, the last refusal named), ``NTPClientError`` (resolution,
+/// - Throws: `RoughtimeError` (timeout, the last refusal named), `NTPClientError` (resolution,
 ///   socket), ``CommandFailure`` (`noMajority`) when the server's own signed intervals contradict
 ///   each other.
 func runRoughtimeQuery(url: String, samples: Int, timeout: Double, allowLocalAddresses: Bool, json: Bool) async throws -> String {

@@ -9,9 +9,9 @@ extension SynchronizerCore {
         package var heard: Set<String>
         /// The samples it holds as suspects.
         package var suspects: Set<OffsetSample>
-        /// Wall clock − monotonic clock, in nanoseconds: turns a sample's offset into server time −
+        /// The wall clock read with the monotonic clock: turns a sample's offset into server time −
         /// this device's wall clock.
-        package var wallShift: Int64
+        package var pair: WallClockPair
 
         /// Creates a view.
         package init(
@@ -22,16 +22,15 @@ extension SynchronizerCore {
             self.selected = selected
             self.heard = heard
             self.suspects = suspects
-            self.wallShift = wallShift
+            pair = WallClockPair(monotonic: MonotonicInstant(nanoseconds: 0), wall: UnixTime(nanoseconds: wallShift))
         }
 
         /// The view of `clock` now.
         package init(_ clock: ServerClock) {
-            let pair = clock.timeBase.wallClockPair()
             self.init(
                 status: clock.reading().status, selected: Set(clock.calibration?.sources ?? []), heard: Set(clock.sources),
-                suspects: Set(clock.suspectSamples),
-                wallShift: pair.wall.nanoseconds.saturatingSubtract(pair.monotonic.nanoseconds))
+                suspects: Set(clock.suspectSamples), wallShift: 0)
+            pair = clock.timeBase.wallClockPair()
         }
     }
 
@@ -46,7 +45,7 @@ extension SynchronizerCore {
         let current = clock.status == .synchronized || clock.status == .provisional
         let selected = current ? clock.selected : []
         return sources.map { known in
-            let offset = known.lastSample.map { Duration.nanoseconds($0.offset.midpoint.saturatingSubtract(clock.wallShift)) }
+            let offset = known.lastSample.map { Duration.nanoseconds(clock.pair.wallOffset(estimate: $0.offset.midpoint, bounds: $0.offset).estimate) }
             let state: TimeSourceStatus.State
             let answeredPolls = min(8, known.poller.schedule.policy.burstCount)
             var kissCode: String?
