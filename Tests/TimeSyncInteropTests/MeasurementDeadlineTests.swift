@@ -5,8 +5,15 @@ import Logging
 import Testing
 import TimeSync
 import TimeSyncAsyncHTTPClient
+import TimeSyncHTTP
+import TimeSyncNTPServer
+import TimeSyncNTS
 @testable import TimeSyncNTP
+import TimeSyncRoughtime
 import TimeSyncTestSupport
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A synchronizer's measurement has one deadline, its `timeout`, for the whole of it: however many
 /// requests it would send, it ends within it (real sockets, real time; the margins are generous,
@@ -44,6 +51,83 @@ import TimeSyncTestSupport
         let elapsed = clock.now - started
         print("HTTP measurement, 0.6 s a response, 1 s timeout: \(samples.count) samples after \(elapsed)")
         #expect(!samples.isEmpty)
+        #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+    }
+
+    /// A name with two addresses, both silent (localhost: 127.0.0.1 and ::1), one request each would
+    /// make: the second address gets what is left of the 1 s, not 1 s of its own.
+    @Test func anNTPMeasurementOfTwoSilentAddressesEndsWithinItsTimeout() async throws {
+        let v4 = try await FakeNTPServer.start { _ in [] }
+        defer { Task { await v4.close() } }
+        let port = try #require(v4.address.port)
+        let v6: FakeNTPServer
+        do {
+            v6 = try await FakeNTPServer.start(host: "::1", port: port) { _ in [] }
+        } catch {
+            print("no IPv6 loopback here: the two-address measurement is not run")
+            return
+        }
+        defer { Task { await v6.close() } }
+        let source = NTPTimeSource(NTPServerAddress(host: "localhost", port: port))
+        let clock = ContinuousClock()
+        let started = clock.now
+        await #expect(throws: NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
+        let elapsed = clock.now - started
+        print("NTP measurement, a name with 2 silent addresses, 1 s timeout: ended after \(elapsed)")
+        #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+    }
+
+    /// NTS: the key exchange answers, the NTP server it names never does; 1 s for the whole of it.
+    @Test(.enabled(if: Interop.shouldRun(["openssl"])))
+    func anNTSMeasurementEndsWithinItsTimeout() async throws {
+        let credentials = try NTSInteropTests.Credentials()
+        defer { try? FileManager.default.removeItem(atPath: credentials.directory) }
+        let silent = try await FakeNTPServer.start { _ in [] }
+        defer { Task { await silent.close() } }
+        let silentPort = try #require(silent.address.port)
+        try await NTSInteropTests.withOurServers(shift: .zero, credentials: credentials, ntpPort: { _ in silentPort }) { _, _, kePort in
+            let source = NTSTimeSource(
+                host: "127.0.0.1", port: kePort, configuration: .init(trust: .init(additionalAuthorities: [credentials.certificate])))
+            let clock = ContinuousClock()
+            let started = clock.now
+            await #expect(throws: NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
+            let elapsed = clock.now - started
+            print("NTS measurement, key exchange then a silent NTP server, 1 s timeout: ended after \(elapsed)")
+            #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+        }
+    }
+
+    /// Roughtime: a silent server, 1 s for resolution and the exchange.
+    @Test func aRoughtimeMeasurementEndsWithinItsTimeout() async throws {
+        let silent = try await FakeNTPServer.start { _ in [] }
+        defer { Task { await silent.close() } }
+        let client = RoughtimeClient(
+            host: "127.0.0.1", port: try #require(silent.address.port), publicKey: [UInt8](repeating: 1, count: 32))
+        let source = RoughtimeTimeSource(client: client)
+        let clock = ContinuousClock()
+        let started = clock.now
+        await #expect(throws: RoughtimeError.timeout) { try await source.measure(timeout: .seconds(1)) }
+        let elapsed = clock.now - started
+        print("Roughtime measurement, a silent server, 1 s timeout: ended after \(elapsed)")
+        #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+    }
+
+    /// URLSession: a `Date` source of five requests, 0.6 s a response, 1 s for the whole measurement.
+    @Test(.enabled(if: Interop.shouldRun(["faketime", "python3"])))
+    func aURLSessionMeasurementEndsWithinItsTimeout() async throws {
+        let (server, port) = try await InteropTests().startPythonServer(delay: 0.6)
+        defer { server.stop() }
+        let source = URLSessionDateSource(url: try #require(URL(string: "http://127.0.0.1:\(port)/")), requestsPerMeasurement: 5)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let outcome: Result<[OffsetSample], any Error>
+        do {
+            outcome = .success(try await source.measure(timeout: .seconds(1)))
+        } catch {
+            outcome = .failure(error)
+        }
+        let elapsed = clock.now - started
+        print("URLSession Date measurement, 5 requests, 0.6 s a response, 1 s timeout: \((try? outcome.get().count).map { "\($0) samples" } ?? "no sample") after \(elapsed)")
         #expect(elapsed < .milliseconds(1500), "\(elapsed)")
     }
 }

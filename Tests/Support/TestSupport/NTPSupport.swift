@@ -56,14 +56,14 @@ package final class FakeNTPServer: Sendable {
         self.address = channel.localAddress!
     }
 
-    package static func start(_ respond: @escaping Responder) async throws -> FakeNTPServer {
+    package static func start(host: String = "127.0.0.1", port: Int = 0, _ respond: @escaping Responder) async throws -> FakeNTPServer {
         let channel = try await DatagramBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(Handler(respond: respond))
                 }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: host, port: port).get()
         return FakeNTPServer(channel: channel)
     }
 
