@@ -44,7 +44,7 @@ extension SynchronizerCore {
         // Sources are selected only while a majority stands behind the calibration now.
         let current = clock.status == .synchronized || clock.status == .provisional
         let selected = current ? clock.selected : []
-        return sources.map { known in
+        return sources.keys.sorted().map { sources[$0]! }.map { known in
             let offset = known.lastSample.map { Duration.nanoseconds(clock.pair.wallOffset(estimate: $0.offset.midpoint, bounds: $0.offset).estimate) }
             let state: TimeSourceStatus.State
             let answeredPolls = min(8, known.poller.schedule.policy.burstCount)
@@ -58,7 +58,7 @@ extension SynchronizerCore {
             case .conflictingReplies:
                 state = .conflictingReplies
             case .failed, nil:
-                if known.standingBy && !selected.contains(known.name) {
+                if known.standing == .standingBy && !selected.contains(known.name) {
                     state = .standingBy
                 } else if known.poller.reachability == 0, known.poller.polls - (known.poller.awaitingReply ? 1 : 0) >= answeredPolls {
                     state = .unreachable

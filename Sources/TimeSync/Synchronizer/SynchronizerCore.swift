@@ -83,27 +83,50 @@ package struct SynchronizerCore: Sendable, Hashable {
         case failed
     }
 
+    /// A source's part in the synchronizer, fixed when it is added.
+    package enum Role: Sendable, Hashable {
+        /// Polled from the start.
+        case primary
+        /// Polled only while the others are silent.
+        case fallback
+    }
+
+    /// Whether a source is polled now.
+    enum Standing: Sendable, Hashable {
+        case polled
+        /// A fallback source waiting for the others to fall silent: not polled.
+        case standingBy
+        /// It asked never to be polled again: kept for its status, never polled.
+        case stopped
+    }
+
     /// What the core knows of one source.
     struct Source: Sendable, Hashable {
         var name: String
+        let role: Role
+        var standing: Standing
         var poller: SourcePoller
         var lastSample: OffsetSample?
         var lastPoll: MonotonicInstant?
         /// Set by a failed poll, cleared by a sample.
         var problem: Problem?
         var lastError: String?
-        var removed = false
-        /// A fallback source: polled only while the others are silent.
-        var isFallback = false
-        /// A fallback source waiting for the others to fall silent: not polled.
-        var standingBy = false
+
+        var isPolled: Bool { standing == .polled }
+
+        /// A fallback source stands by again (the others answer, or a trigger restarts the bursts).
+        mutating func standByIfFallback() {
+            if role == .fallback, standing == .polled { standing = .standingBy }
+        }
     }
 
     /// The settings.
     package let configuration: Configuration
     /// The budget every source's requests come out of.
     package private(set) var budget: RequestBudget
-    private(set) var sources: [Source]
+    /// The sources by identifier: an identifier is never given to another source.
+    private(set) var sources: [Int: Source] = [:]
+    private var nextIdentifier = 0
     /// When a calibration too old last restarted polling: at most once per maximum age, so that an
     /// offline device does not burst on every wake.
     private var lastAgeTrigger: MonotonicInstant?
@@ -115,8 +138,8 @@ package struct SynchronizerCore: Sendable, Hashable {
 
     /// A core whose sources' first polls are due at `start`.
     /// - Parameters:
-    ///   - sources: The sources' names, in order; an index in this list identifies a source.
-    ///   - fallbackSources: Sources polled only while the others are silent; their indices follow
+    ///   - sources: The sources' names, in order; a source's index in this list is its identifier.
+    ///   - fallbackSources: Sources polled only while the others are silent; their identifiers follow
     ///     those of `sources`.
     ///   - configuration: Polling, budget and triggers.
     ///   - start: When the first requests are due (usually now).
@@ -125,45 +148,39 @@ package struct SynchronizerCore: Sendable, Hashable {
         let count = sources.count + fallbackSources.count
         budget = RequestBudget(
             requestsPerHour: configuration.requestsPerHour, burst: Double(max(8, count * configuration.poll.burstCount)))
-        self.sources = []
         for name in sources { _ = addSource(name, at: start) }
-        for name in fallbackSources {
-            let index = addSource(name, at: start)
-            self.sources[index].isFallback = true
-            self.sources[index].standingBy = true
-        }
+        for name in fallbackSources { _ = addSource(name, role: .fallback, at: start) }
         if !fallbackSources.isEmpty { fallbackDue = start.advanced(by: configuration.fallbackAfter) }
     }
 
     /// Whether the source is a fallback source standing by (not polled until the others fall silent).
-    package func isStandingBy(_ source: Int) -> Bool { sources[source].standingBy }
+    package func isStandingBy(_ source: Int) -> Bool { sources[source]?.standing == .standingBy }
 
-    /// The number of sources, removed ones included: indices run from 0 up to it.
+    /// How many sources the core knows, stopped ones included (forgotten ones not).
     package var sourceCount: Int { sources.count }
 
-    /// A source's name.
-    package func name(of source: Int) -> String { sources[source].name }
+    /// A source's name (empty for an identifier not in use).
+    package func name(of source: Int) -> String { sources[source]?.name ?? "" }
 
     /// A source's poller: its schedule, reachability and next poll.
-    package func poller(of source: Int) -> SourcePoller { sources[source].poller }
+    package func poller(of source: Int) -> SourcePoller { sources[source]!.poller }
 
-    /// Adds a source, polled from `now` with a burst; reuses the index of a removed source.
-    /// - Returns: The source's index.
-    package mutating func addSource(_ name: String, at now: MonotonicInstant) -> Int {
-        let source = Source(
-            name: name,
+    /// Adds a source, polled from `now` with a burst (a fallback source stands by).
+    /// - Returns: The source's identifier: never one another source had.
+    package mutating func addSource(_ name: String, role: Role = .primary, at now: MonotonicInstant) -> Int {
+        let identifier = nextIdentifier
+        nextIdentifier += 1
+        sources[identifier] = Source(
+            name: name, role: role, standing: role == .fallback ? .standingBy : .polled,
             poller: SourcePoller(policy: configuration.poll, start: now, unreachableAfter: configuration.unreachableAfter))
-        if let free = sources.firstIndex(where: \.removed) {
-            sources[free] = source
-            return free
-        }
-        sources.append(source)
-        return sources.count - 1
+        return identifier
     }
 
-    /// Stops polling a source for good; its index may be given to a source added later.
-    package mutating func removeSource(_ index: Int) {
-        sources[index].removed = true
+    /// Forgets a source for good (its name is to be resolved again, as a new source).
+    /// - Returns: Its name.
+    @discardableResult
+    package mutating func removeSource(_ source: Int) -> String {
+        sources.removeValue(forKey: source)?.name ?? ""
     }
 
     /// What to do at `now`.
@@ -184,29 +201,29 @@ package struct SynchronizerCore: Sendable, Hashable {
         }
         if let due = fallbackDue, now >= due {
             fallbackDue = nil
-            let joining = sources.indices.filter { sources[$0].standingBy && !sources[$0].removed }
+            let joining = sources.keys.sorted().filter { sources[$0]!.standing == .standingBy }
             for index in joining {
-                sources[index].standingBy = false
-                sources[index].poller.restartBurst(at: now)
+                sources[index]!.standing = .polled
+                sources[index]!.poller.restartBurst(at: now)
             }
             if !joining.isEmpty { return .fallBack(sources: joining) }
         }
-        let order = sources.indices.filter { !sources[$0].removed && !sources[$0].standingBy && !sources[$0].poller.awaitingReply }.sorted { a, b in
-            let (left, right) = (sources[a], sources[b])
+        let order = sources.keys.filter { sources[$0]!.isPolled && !sources[$0]!.poller.awaitingReply }.sorted { a, b in
+            let (left, right) = (sources[a]!, sources[b]!)
             if left.poller.nextPoll != right.poller.nextPoll { return left.poller.nextPoll < right.poller.nextPoll }
             if left.lastPoll != right.lastPoll { return (left.lastPoll?.nanoseconds ?? .min) < (right.lastPoll?.nanoseconds ?? .min) }
             return a < b
         }
         var earliest: MonotonicInstant?
         for index in order {
-            switch sources[index].poller.nextAction(at: now, budget: &budget) {
+            switch sources[index]!.poller.nextAction(at: now, budget: &budget) {
             case .send:
-                sources[index].lastPoll = now
+                sources[index]!.lastPoll = now
                 return .poll(source: index)
             case .resolve:
                 return .resolve(source: index)
             case .demobilize:
-                sources[index].removed = true
+                sources[index]!.standing = .stopped
                 return .remove(source: index)
             case .wait(let until):
                 earliest = min(earliest ?? until, until)
@@ -233,21 +250,23 @@ package struct SynchronizerCore: Sendable, Hashable {
             restartBursts(at: now)
             return [.resynchronizing(reason: reason)]
         case .resolved(let index):
-            sources[index].poller.resolved(at: now)
+            sources[index]?.poller.resolved(at: now)
             return []
         case .samples(let index, let samples):
-            sources[index].lastSample = samples.last ?? sources[index].lastSample
-            sources[index].problem = nil
-            sources[index].lastError = nil
-            sources[index].poller.handle(.sample, at: now, error: clockError, errorAfter: clockErrorAfter)
-            if !sources[index].isFallback {
+            guard var source = sources[index] else { return [] }  // forgotten while it was measured
+            source.lastSample = samples.last ?? source.lastSample
+            source.problem = nil
+            source.lastError = nil
+            source.poller.handle(.sample, at: now, error: clockError, errorAfter: clockErrorAfter)
+            sources[index] = source
+            if source.role == .primary {
                 // The others answer: the fallback sources stand by again.
                 fallbackDue = nil
-                for other in sources.indices where sources[other].isFallback { sources[other].standingBy = true }
+                for other in sources.keys { sources[other]!.standByIfFallback() }
             }
-            return [.measured(source: sources[index].name, samples: samples.count)]
+            return [.measured(source: source.name, samples: samples.count)]
         case .failed(let index, let outcome, let refusal, let error):
-            let name = sources[index].name
+            guard let name = sources[index]?.name else { return [] }
             let (problem, notice): (Problem, TimeSynchronizerEvent) =
                 switch outcome {
                 case .unsynchronized: (.unsynchronized, .failed(source: name, error: error))
@@ -266,26 +285,28 @@ package struct SynchronizerCore: Sendable, Hashable {
         _ index: Int, _ outcome: PollOutcome, _ problem: Problem, _ error: String, at now: MonotonicInstant,
         notice: TimeSynchronizerEvent
     ) -> [TimeSynchronizerEvent] {
-        sources[index].problem = problem
-        sources[index].lastError = error
-        sources[index].poller.handle(outcome, at: now)
+        sources[index]!.problem = problem
+        sources[index]!.lastError = error
+        sources[index]!.poller.handle(outcome, at: now)
         return [notice] + (silenceToReport().map { [.noSourceAnswered(errors: $0)] } ?? [])
     }
 
     /// Restarts the bursts; the fallback sources stand by again, to join if the others stay silent.
     private mutating func restartBursts(at now: MonotonicInstant) {
-        for index in sources.indices where !sources[index].removed {
-            sources[index].poller.restartBurst(at: now)
-            if sources[index].isFallback { sources[index].standingBy = true }
+        for index in sources.keys where sources[index]!.standing != .stopped {
+            sources[index]!.poller.restartBurst(at: now)
+            sources[index]!.standByIfFallback()
         }
-        if sources.contains(where: { $0.isFallback && !$0.removed }) { fallbackDue = now.advanced(by: configuration.fallbackAfter) }
+        if sources.values.contains(where: { $0.role == .fallback && $0.standing != .stopped }) {
+            fallbackDue = now.advanced(by: configuration.fallbackAfter)
+        }
     }
 
     /// The last error of every source, once: when each has been asked at least once (fallback sources
     /// included: none stands by) and none has ever answered.
     private mutating func silenceToReport() -> [String: String]? {
-        let live = sources.filter { !$0.removed }
-        guard !silenceReported, live.allSatisfy({ $0.lastSample == nil && !$0.standingBy }),
+        let live = sources.values.filter { $0.standing != .stopped }
+        guard !silenceReported, live.allSatisfy({ $0.lastSample == nil && $0.standing == .polled }),
             live.allSatisfy({ $0.poller.polls > 0 && !$0.poller.awaitingReply && $0.lastError != nil })
         else { return nil }
         silenceReported = true

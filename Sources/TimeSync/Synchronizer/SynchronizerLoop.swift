@@ -40,7 +40,8 @@ package final class SynchronizerLoop: Sendable {
 
     private struct State: Sendable {
         var core: SynchronizerCore
-        var sources: [Source?]
+        /// The sources by the core's identifiers.
+        var sources: [Int: Source]
         var inFlight: [Int: Task<Void, Never>] = [:]
         /// Counts wake-ups; the loop sleeps until it changes.
         var wakes: UInt64 = 0
@@ -70,7 +71,7 @@ package final class SynchronizerLoop: Sendable {
         onNotice: @escaping @Sendable (Notice) -> Void
     ) {
         self.clock = clock
-        state = Locked(State(core: core, sources: sources))
+        state = Locked(State(core: core, sources: Dictionary(uniqueKeysWithValues: sources.enumerated().map { ($0.offset, $0.element) })))
         self.resolvesInPlace = resolvesInPlace
         self.followsClockError = followsClockError
         self.onNotice = onNotice
@@ -92,8 +93,7 @@ package final class SynchronizerLoop: Sendable {
     package func add(_ source: Source) {
         let now = clock.timeBase.monotonicNow()
         state.withLock { state in
-            let index = state.core.addSource(source.name, at: now)
-            if index == state.sources.count { state.sources.append(source) } else { state.sources[index] = source }
+            state.sources[state.core.addSource(source.name, at: now)] = source
         }
         wake()
     }
@@ -131,16 +131,18 @@ package final class SynchronizerLoop: Sendable {
                     state.withLock { _ = $0.core.handle(.resolved(source: index), at: now) }
                 } else {
                     let name = state.withLock { state in
-                        state.core.removeSource(index)
                         state.sources[index] = nil
-                        return state.core.name(of: index)
+                        return state.core.removeSource(index)
                     }
                     onNotice(.unreachable(name: name))
                 }
             case .remove(let index):
                 let name = state.withLock { state in
-                    if !resolvesInPlace { state.sources[index] = nil }
-                    return state.core.name(of: index)
+                    // A synchronizer keeps the stopped source for its status; a pool forgets it
+                    // (its name is resolved again, as new sources).
+                    guard !resolvesInPlace else { return state.core.name(of: index) }
+                    state.sources[index] = nil
+                    return state.core.removeSource(index)
                 }
                 clock.removeSource(name)
                 onNotice(.removed(name: name))

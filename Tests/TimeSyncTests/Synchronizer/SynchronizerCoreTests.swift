@@ -202,15 +202,19 @@ import TimeSyncFixtures
         #expect(noMajority.prefix(3).map(\.state) == [.unselected, .unselected, .unselected])
     }
 
-    @Test func aRemovedSourcesIndexIsReused() {
+    @Test func aSourcesIdentifierIsNeverGivenToAnother() {
         var core = SynchronizerCore(sources: [], start: start)
         #expect(core.nextAction(at: start) == .wait(until: nil))
         let a = core.addSource("a", at: start)
         let b = core.addSource("b", at: start)
-        core.removeSource(a)
+        #expect(core.removeSource(a) == "a")
         #expect(Self.actions(&core, at: start) == [.poll(source: b), .wait(until: nil)])
-        #expect(core.addSource("c", at: start) == a)
-        #expect(core.name(of: a) == "c")
-        #expect(core.nextAction(at: start) == .poll(source: a))
+        let c = core.addSource("c", at: start)
+        #expect(c != a && c != b)
+        #expect(core.name(of: c) == "c")
+        #expect(core.nextAction(at: start) == .poll(source: c))
+        // A result for the forgotten source (its measurement was in flight) changes nothing.
+        #expect(core.handle(.samples(source: a, []), at: start) == [])
+        #expect(core.statuses(.init(status: .unsynchronized, selected: [], heard: [], suspects: [], wallShift: 0)).map(\.source) == ["b", "c"])
     }
 }
