@@ -26,13 +26,28 @@ public struct RoughtimeClient: Sendable {
         public let request: RoughtimeRequest
         /// The verified reply.
         public let response: RoughtimeResponse
-        /// When the request left and the reply arrived, on the monotonic clock.
+        /// When the request left, on the monotonic clock.
         public let requestSent: MonotonicInstant
+        /// When the reply arrived, on the monotonic clock.
         public let responseReceived: MonotonicInstant
         /// The address that answered.
         public let address: IPEndpoint
         /// Datagrams that arrived but did not verify, with why.
         public let dropped: [RoughtimeError]
+
+        /// An exchange from its parts: one ``RoughtimeClient/exchange(nonce:timeout:)`` made, or one
+        /// recorded (the response must have been verified against the request).
+        public init(
+            request: RoughtimeRequest, response: RoughtimeResponse, requestSent: MonotonicInstant, responseReceived: MonotonicInstant,
+            address: IPEndpoint, dropped: [RoughtimeError] = []
+        ) {
+            self.request = request
+            self.response = response
+            self.requestSent = requestSent
+            self.responseReceived = responseReceived
+            self.address = address
+            self.dropped = dropped
+        }
 
         /// The exchange as a sample: the signed interval MIDP ± RADI held at some instant between
         /// sending and receiving, so θ lies in [MIDP − RADI − t4, MIDP + RADI − t1].
@@ -57,6 +72,9 @@ public struct RoughtimeClient: Sendable {
         self.addressPolicy = addressPolicy
     }
 
+    /// `roughtime://HOST:PORT`: the name this client's samples carry.
+    public var name: String { "roughtime://" + HostPort.format(host: host, port: port) }
+
     /// Queries the server once.
     /// - Parameters:
     ///   - nonce: The nonce (32 bytes; 64 for Google's protocol): random by default, or a chained
@@ -64,7 +82,7 @@ public struct RoughtimeClient: Sendable {
     ///   - timeout: The deadline for the whole exchange, resolution included.
     /// - Returns: The verified exchange.
     /// - Throws: `RoughtimeError` (`.timeout` naming the last reason a datagram was refused),
-    ///   ``NTPClientError`` for resolution and socket failures, `CancellationError`.
+    ///   `NTPClientError` for resolution and socket failures, `CancellationError`.
     public func exchange(nonce: [UInt8]? = nil, timeout: Duration = .seconds(5)) async throws -> Exchange {
         let started = timeBase.monotonicNow()
         let addresses = try await NTPResolver.resolve(host: host, port: port, policy: addressPolicy, timeout: timeout)
@@ -100,7 +118,7 @@ public struct RoughtimeTimeSource: TimeSource {
     /// A source for `client`'s server.
     public init(client: RoughtimeClient) {
         self.client = client
-        name = "roughtime://" + HostPort.format(host: client.host, port: client.port)
+        name = client.name
     }
 
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
