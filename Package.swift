@@ -78,8 +78,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
             ]
         ),
-        // The Roughtime client on the system's UDP sockets: signed time, no trait.
-        .target(name: "TimeSyncRoughtime", dependencies: ["TimeSync", "TimeSyncSockets"]),
+        // The Roughtime client on the system's UDP sockets: signed time, no trait (swift-crypto reads
+        // long-term key files).
+        .target(
+            name: "TimeSyncRoughtime", dependencies: ["TimeSync", "TimeSyncSockets", .product(name: "Crypto", package: "swift-crypto")]),
         // What the servers share (package-internal, traits `NTPServer`, `NTS`, `RoughtimeServer`): waiting
         // for the bound address, endpoints in logs, the per-address rate limiter.
         .target(
@@ -260,6 +262,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
             ]
         ),
+        .testTarget(
+            name: "TimeSyncRoughtimeTests",
+            dependencies: ["TimeSync", "TimeSyncRoughtime", "TimeSyncTesting", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "TimeSyncRoughtimeServerTests",
             dependencies: [

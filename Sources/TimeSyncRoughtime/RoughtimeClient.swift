@@ -26,13 +26,28 @@ public struct RoughtimeClient: Sendable {
         public let request: RoughtimeRequest
         /// The verified reply.
         public let response: RoughtimeResponse
-        /// When the request left and the reply arrived, on the monotonic clock.
+        /// When the request left, on the monotonic clock.
         public let requestSent: MonotonicInstant
+        /// When the reply arrived, on the monotonic clock.
         public let responseReceived: MonotonicInstant
         /// The address that answered.
         public let address: IPEndpoint
         /// Datagrams that arrived but did not verify, with why.
         public let dropped: [RoughtimeError]
+
+        /// An exchange from its parts: one ``RoughtimeClient/exchange(nonce:timeout:)`` made, or one
+        /// recorded (the response must have been verified against the request).
+        public init(
+            request: RoughtimeRequest, response: RoughtimeResponse, requestSent: MonotonicInstant, responseReceived: MonotonicInstant,
+            address: IPEndpoint, dropped: [RoughtimeError] = []
+        ) {
+            self.request = request
+            self.response = response
+            self.requestSent = requestSent
+            self.responseReceived = responseReceived
+            self.address = address
+            self.dropped = dropped
+        }
 
         /// The exchange as a sample: the signed interval MIDP ± RADI held at some instant between
         /// sending and receiving, so θ lies in [MIDP − RADI − t4, MIDP + RADI − t1].
@@ -56,6 +71,9 @@ public struct RoughtimeClient: Sendable {
         self.timeBase = timeBase
         self.addressPolicy = addressPolicy
     }
+
+    /// `roughtime://HOST:PORT`: the name this client's samples carry.
+    public var name: String { "roughtime://" + HostPort.format(host: host, port: port) }
 
     /// Queries the server once.
     /// - Parameters:
@@ -100,7 +118,7 @@ public struct RoughtimeTimeSource: TimeSource {
     /// A source for `client`'s server.
     public init(client: RoughtimeClient) {
         self.client = client
-        name = "roughtime://" + HostPort.format(host: client.host, port: client.port)
+        name = client.name
     }
 
     public func measure(timeout: Duration) async throws -> [OffsetSample] {

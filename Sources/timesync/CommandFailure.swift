@@ -140,27 +140,7 @@ extension CommandFailure {
         case let error as URLError:
             return urlError(error, at: at)
         case let error as RoughtimeError:
-            switch error {
-            case .timeout:
-                return CommandFailure(
-                    kind: .timeout, message: "\(error)",
-                    help: "Check the host, the port and the key (a server drops a request naming another key); raise --timeout.")
-            case .badKey:
-                return .invalidArgument(
-                    "\(error)", help: "A public key is 32 bytes in base64 or hex; a key file holds the base64 seed 'timesync roughtime keygen' writes.")
-            case .invalidReport:
-                return .invalidArgument("\(error)", help: "Give a report as 'timesync roughtime query --report FILE' writes it.")
-            case .requestTooShort:
-                return .invalidArgument("\(error)", help: "Requests are at least 1024 bytes: the report holds one that is not, so it proves nothing.")
-            case .timeOutOfRange, .truncated, .badFraming, .malformedMessage, .unsortedTags, .missingTag, .badTagLength, .wrongType:
-                return CommandFailure(
-                    kind: .invalidResponse, message: "the reply of\(at) is not usable: \(error)",
-                    help: "Check that the port serves Roughtime; if it does, use another server and tell this one's operator.")
-            default:
-                return CommandFailure(
-                    kind: .unauthenticated, message: "\(error)",
-                    help: "The reply did not verify under the key given: check the key; if it persists, the server or the path lies.")
-            }
+            return roughtime(error, at: at)
         case let error as SampleError:
             return CommandFailure(
                 kind: .invalidResponse, message: "the reply of\(at) cannot be a sample: \(error)",

@@ -5,22 +5,14 @@ import TimeSyncNTP
 /// Runs `timesync query ntp://HOST[:PORT]`, like `sntp`/`ntpdig`.
 ///
 /// - Parameters:
-///   - url: `ntp://HOST[:PORT]` (also accepted: `HOST`, `HOST:PORT`, `[V6]:PORT`).
+///   - server: The server.
 ///   - samples: Exchanges to combine (at least 1).
 ///   - timeout: Seconds to wait for each reply (more than 0).
 ///   - json: Print JSON instead of a line of text.
 /// - Returns: The text to print: one line like `sntp`'s, or a JSON object.
-/// - Throws: `NTPClientError` (`.invalidServerAddress` with the reason, DNS, timeout, network),
-///   `NTPReplyError` (a rejected reply, e.g. a Kiss-o'-Death), `SampleConsensusError`, and a
-///   ``CommandFailure`` for a timeout that is not a positive number of seconds.
-func runNTPQuery(url: String, samples: Int, timeout: Double, allowLocalAddresses: Bool = false, json: Bool) async throws -> String {
-    if url.contains("://"), !url.lowercased().hasPrefix("ntp://") {
-        throw CommandFailure.invalidArgument("'\(url)' is not an ntp:// URL", help: "Give ntp://HOST[:PORT].")
-    }
-    let server = try NTPServerAddress(validating: url)
-    guard timeout.isFinite, timeout > 0 else {
-        throw CommandFailure.invalidArgument("--timeout \(timeout): not a positive number of seconds", help: "Give --timeout more than 0, at most 60.")
-    }
+/// - Throws: `NTPClientError` (DNS, timeout, network), `NTPReplyError` (a rejected reply, e.g. a
+///   Kiss-o'-Death), `SampleConsensusError`.
+func runNTPQuery(_ server: NTPServerAddress, samples: Int, timeout: Double, allowLocalAddresses: Bool = false, json: Bool) async throws -> String {
     let client = NTPClient(addressPolicy: allowLocalAddresses ? .allowingLocal : .publicOnly)
     let result = try await client.query(
         host: server.host, port: server.port, timeout: .seconds(double: timeout), samples: max(1, samples),

@@ -16,57 +16,18 @@ struct QueryOptions: Sendable {
     /// The defaults, for help texts.
     static let defaults = QueryOptions(url: "")
 
-    /// The URL's scheme, lowercased (empty without one).
-    var scheme: String {
-        guard url.contains("://") else { return "" }
-        return url.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-    }
-
     /// What is wrong with the settings, as a usage error says it; `nil` when they are good.
     var problem: String? {
         guard (1...64).contains(samples) else { return "--samples \(samples): give a number of samples from 1 to 64" }
         guard timeout.isFinite, timeout > 0, timeout <= 60 else { return "--timeout \(timeout): give seconds, more than 0 and at most 60" }
-        guard ["ntp", "nts", "roughtime", "http", "https"].contains(scheme) else {
-            return "'\(url)' is not an ntp://, nts://, roughtime://, http:// or https:// URL"
+        if let scheme = TimeServerURL.scheme(of: url) {
+            if dateOnly, !scheme.isHTTP { return "--date-only applies to http(s) URLs, not to '\(url)'" }
+            if scheme != .nts, !caFile.isEmpty { return "--ca-file applies to nts:// URLs, not to '\(url)'" }
+            for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
+                return "--ca-file '\(file)': no readable file there; give a PEM file of certificate authorities"
+            }
         }
-        if dateOnly, !["http", "https"].contains(scheme) { return "--date-only applies to http(s) URLs, not to '\(url)'" }
-        if scheme != "nts", !caFile.isEmpty { return "--ca-file applies to nts:// URLs, not to '\(url)'" }
-        for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
-            return "--ca-file '\(file)': no readable file there; give a PEM file of certificate authorities"
-        }
-        switch scheme {
-        case "ntp":
-            do {
-                _ = try NTPServerAddress(validating: url)
-            } catch {
-                return "\(error); give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300"
-            }
-        case "http", "https":
-            guard let host = URLComponents(string: url)?.host, !host.isEmpty else {
-                return "'\(url)' has no host; give http(s)://HOST[:PORT][/PATH]"
-            }
-            if HostPort.hasControlCharacter(host) {
-                return "'\(url)': its host holds a control character (a NUL or a line break, perhaps as %00 or %0A); give http(s)://HOST[:PORT][/PATH]"
-            }
-        #if CLI
-        case "nts":
-            do {
-                _ = try NTSURL(url)
-            } catch {
-                return "\(error); give nts://HOST[:PORT], e.g. nts://time.cloudflare.com or nts://127.0.0.1:4460"
-            }
-        case "roughtime":
-            do {
-                _ = try RoughtimeURL(url)
-            } catch {
-                return RoughtimeURL.problem(error)
-            }
-        #else
-        case "nts", "roughtime":
-            return traitMissing(scheme, command: "query")
-        #endif
-        default: break
-        }
+        if case .failure(let problem) = TimeServerURL.parse(url, command: "query") { return problem.message }
         return nil
     }
 }
@@ -89,53 +50,37 @@ extension QueryOptions {
     }
 }
 
-/// The usage error of a URL scheme this build of the command lacks.
-/// - Parameters:
-///   - scheme: `nts` or `roughtime`.
-///   - command: The command it was given to.
-func traitMissing(_ scheme: String, command: String) -> String {
-    "\(scheme):// needs the package's CLI trait (SwiftNIO, swift-nio-ssl), which this build leaves out: run swift run --traits CLI timesync \(command) …"
-}
-
 /// Runs `timesync query`: measures the server and returns the line or JSON object to print.
 /// - Throws: ``CommandFailure`` (with the URL) for every failure.
 func runQuery(_ options: QueryOptions) async throws -> String {
     let url = options.url
+    var endpoint: String?
     do {
-        switch options.scheme {
-        #if CLI
-        case "nts":
-            return try await runNTSQuery(
-                url: url, samples: options.samples, timeout: options.timeout, caFiles: options.caFile,
-                allowLocalAddresses: options.allowLocalAddresses, json: options.json)
-        case "roughtime":
-            return try await runRoughtimeQuery(
-                url: url, samples: options.samples, timeout: options.timeout, allowLocalAddresses: options.allowLocalAddresses, json: options.json)
-        #endif
-        case "ntp":
+        let server: TimeServerURL
+        switch TimeServerURL.parse(url, command: "query") {
+        case .success(let parsed): server = parsed
+        case .failure(let problem): throw CommandFailure.invalidArgument(problem.message, help: "Run 'timesync query --help'.")
+        }
+        endpoint = server.endpoint
+        switch server {
+        case .ntp(let address):
             return try await runNTPQuery(
-                url: url, samples: options.samples, timeout: options.timeout, allowLocalAddresses: options.allowLocalAddresses, json: options.json)
-        case "http", "https":
+                address, samples: options.samples, timeout: options.timeout, allowLocalAddresses: options.allowLocalAddresses, json: options.json)
+        #if CLI
+        case .nts(let server):
+            return try await runNTSQuery(
+                server, samples: options.samples, timeout: options.timeout, caFiles: options.caFile,
+                allowLocalAddresses: options.allowLocalAddresses, json: options.json)
+        case .roughtime(let server):
+            return try await runRoughtimeQuery(
+                server, samples: options.samples, timeout: options.timeout, allowLocalAddresses: options.allowLocalAddresses, json: options.json)
+        #endif
+        case .http:
             return try await runHTTPQuery(url: url, samples: options.samples, dateOnly: options.dateOnly, timeout: options.timeout, json: options.json)
-        default:
-            throw CommandFailure.invalidArgument(options.problem ?? "'\(url)': no such scheme", help: "Run 'timesync query --help'.")
         }
     } catch let error where !(error is CancellationError) {
-        var failure = CommandFailure.from(error, server: queryServer(of: url))
+        var failure = CommandFailure.from(error, server: endpoint)
         failure.url = url
         throw failure
     }
-}
-
-/// `host:port` of a query's URL, for messages (the scheme's default port when it names none).
-func queryServer(of url: String) -> String? {
-    let lower = url.lowercased()
-    if lower.hasPrefix("ntp://") { return (try? NTPServerAddress(validating: url))?.description }
-    #if CLI
-    if lower.hasPrefix("nts://") { return (try? NTSURL(url)).map { HostPort.format(host: $0.host, port: $0.port) } }
-    if lower.hasPrefix("roughtime://") { return (try? RoughtimeURL(url)).map { HostPort.format(host: $0.host, port: $0.port) } }
-    #endif
-    guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else { return nil }
-    let port = components.port ?? (components.scheme?.lowercased() == "https" ? 443 : 80)
-    return HostPort.format(host: host, port: port)
 }

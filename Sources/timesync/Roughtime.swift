@@ -4,7 +4,6 @@ import Crypto
 import Foundation
 import TimeSync
 import TimeSyncNTP
-import TimeSyncNTS
 import TimeSyncRoughtime
 
 /// `timesync roughtime`: signed time you can prove wrong (RFC 10049).
@@ -14,66 +13,15 @@ struct Roughtime: AsyncParsableCommand {
         subcommands: [RoughtimeQuery.self, RoughtimeVerify.self, RoughtimeKeygen.self, RoughtimePubkey.self])
 }
 
-/// `roughtime://HOST:PORT?key=BASE64[&versions=1,0x8000000c]`.
-struct RoughtimeURL: Sendable {
-    var host: String
-    var port: Int
-    var publicKey: [UInt8]
-    var versions: [RoughtimeVersion]
-
-    init(_ text: String) throws {
-        guard text.lowercased().hasPrefix("roughtime://"), let components = URLComponents(string: text), let host = components.host,
-            !host.isEmpty, let port = components.port
-        else {
-            throw CommandFailure.invalidArgument(
-                "'\(text)' is not a roughtime://HOST:PORT?key=BASE64 URL", help: "e.g. roughtime://roughtime.example:2002?key=AW5uAoTSTDfG5NfY1bTh08GUnOqlRb+HVhbJ3ODJvsE=")
+extension RoughtimeServerURL {
+    /// Parses a URL given to a command: a malformed URL is a usage error that says what to give; a
+    /// key that is not one stays the library's `RoughtimeError.badKey`.
+    static func command(_ text: String) throws -> RoughtimeServerURL {
+        do {
+            return try RoughtimeServerURL(text)
+        } catch {
+            throw CommandFailure.roughtimeURL(error) ?? error
         }
-        // A `+` in base64 is a space to a query-string decoder: read the raw value.
-        let items = (components.percentEncodedQuery ?? "").split(separator: "&").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }
-        guard let key = items.first(where: { $0.first == "key" && $0.count == 2 })?[1] else {
-            throw CommandFailure.invalidArgument("'\(text)' has no key=", help: "Pin the server's long-term public key: ?key=BASE64.")
-        }
-        publicKey = try RoughtimeKeyText.publicKey(key.removingPercentEncoding ?? key)
-        if let list = items.first(where: { $0.first == "versions" && $0.count == 2 })?[1] {
-            versions = try list.split(separator: ",").map {
-                guard let version = RoughtimeVersion(name: String($0)) else {
-                    throw CommandFailure.invalidArgument("unknown Roughtime version '\($0)'", help: "Versions: 1, 0x8000000c, 0x8000000b, 0x80000008, google.")
-                }
-                return version
-            }
-        } else {
-            versions = RoughtimeVersion.defaultOffer
-        }
-        self.host = host.trimmingCharacters(in: ["[", "]"])
-        self.port = port
-    }
-
-    var description: String { "roughtime://" + HostPort.format(host: host, port: port) }
-
-    /// What is wrong with a URL ``init(_:)`` refused, and what to give instead.
-    static func problem(_ error: any Error) -> String {
-        if let failure = error as? CommandFailure { return "\(failure.message); \(failure.help)" }
-        return "\(error); give roughtime://HOST:PORT?key=BASE64, the server's 32-byte public key"
-    }
-}
-
-/// Keys as text: base64 or hex of 32 bytes.
-enum RoughtimeKeyText {
-    static func publicKey(_ text: String) throws(RoughtimeError) -> [UInt8] {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let data = Data(base64Encoded: trimmed), data.count == 32 { return Array(data) }
-        if trimmed.count == 64, let bytes = Hex.decode(trimmed[...]) { return bytes }
-        throw RoughtimeError(.badKey, "'\(trimmed)' is not 32 bytes of base64 or hex")
-    }
-
-    /// A long-term private key file: the 32-byte seed in base64 on one line.
-    static func privateKey(file: String) throws(RoughtimeError) -> Curve25519.Signing.PrivateKey {
-        guard let data = FileManager.default.contents(atPath: file) else { throw RoughtimeError(.badKey, "cannot read \(file)") }
-        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let seed = Data(base64Encoded: text), seed.count == 32, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: seed) else {
-            throw RoughtimeError(.badKey, "\(file) does not hold a 32-byte key in base64")
-        }
-        return key
     }
 }
 
@@ -100,19 +48,19 @@ struct RoughtimeQuery: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let servers = try urls.map(RoughtimeURL.init)
+        let servers = try urls.map(RoughtimeServerURL.command)
         var chain = RoughtimeChain()
         var generator = SystemRandomNumberGenerator()
         var lines: [[String: String]] = []
         for server in servers {
-            let client = RoughtimeClient(
-                host: server.host, port: server.port, publicKey: server.publicKey, versions: server.versions,
-                addressPolicy: allowLocalAddresses ? .allowingLocal : .publicOnly)
+            let client = RoughtimeClient(server, addressPolicy: allowLocalAddresses ? .allowingLocal : .publicOnly)
             let blind = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let chained = !server.versions.contains(.google)
             let exchange: RoughtimeClient.Exchange
             do {
-                exchange = try await roughtimeExchange(client, server: server, nonce: chained ? chain.nonce(blind: blind) : nil, timeout: timeout)
+                exchange = try await client.exchange(nonce: chained ? chain.nonce(blind: blind) : nil, timeout: .seconds(double: timeout))
+            } catch let error as NTPClientError where error == .unreachable {
+                throw roughtimeRefused(server)
             } catch {
                 throw CommandFailure.from(error, server: server.description)
             }
@@ -176,11 +124,11 @@ struct RoughtimeKeygen: AsyncParsableCommand {
             throw CommandFailure.invalidArgument("\(out) exists", help: "Choose another path; an existing key is never overwritten.")
         }
         let key = Curve25519.Signing.PrivateKey()
-        let text = Data(key.rawRepresentation).base64EncodedString() + "\n"
+        let text = RoughtimeKeyText.fileContents(key)
         guard FileManager.default.createFile(atPath: out, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw CommandFailure(kind: .failed, message: "cannot create \(out)", help: "Check that the folder exists and is writable.")
         }
-        print(Data(key.publicKey.rawRepresentation).base64EncodedString())
+        print(RoughtimeKeyText.base64(key.publicKey))
     }
 }
 
@@ -191,7 +139,7 @@ struct RoughtimePubkey: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            print(Data(try RoughtimeKeyText.privateKey(file: file).publicKey.rawRepresentation).base64EncodedString())
+            print(RoughtimeKeyText.base64(try RoughtimeKeyText.privateKey(file: file).publicKey))
         } catch {
             throw CommandFailure.from(error)
         }

@@ -31,7 +31,7 @@ struct WatchOptions: Sendable {
             return "--interval \(interval): give seconds, from 0.1 to 86400"
         }
         for source in sources {
-            if case .failure(let problem) = Self.parse(source) { return problem.message }
+            if case .failure(let problem) = TimeServerURL.parse(source, command: "watch") { return problem.message }
         }
         for file in caFile where !FileManager.default.isReadableFile(atPath: file) {
             return "--ca-file '\(file)': no readable file there; give a PEM file of certificate authorities"
@@ -45,64 +45,6 @@ struct WatchOptions: Sendable {
             }
         }
         return nil
-    }
-
-    enum ParsedSource {
-        case ntp(NTPServerAddress)
-        #if CLI
-        case nts(NTSURL)
-        case roughtime(RoughtimeURL)
-        #endif
-        case http(URL)
-    }
-
-    /// A source's usage error.
-    struct Problem: Error {
-        var message: String
-    }
-
-    static func parse(_ source: String) -> Result<ParsedSource, Problem> {
-        let lower = source.lowercased()
-        if lower.hasPrefix("ntp://") {
-            do {
-                return .success(.ntp(try NTPServerAddress(validating: source)))
-            } catch {
-                return .failure(Problem(message: "\(error); give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300"))
-            }
-        }
-        if lower.hasPrefix("nts://") {
-            #if CLI
-            do {
-                return .success(.nts(try NTSURL(source)))
-            } catch {
-                return .failure(Problem(message: "\(error); give nts://HOST[:PORT], e.g. nts://time.cloudflare.com or nts://127.0.0.1:4460"))
-            }
-            #else
-            return .failure(Problem(message: traitMissing("nts", command: "watch")))
-            #endif
-        }
-        if lower.hasPrefix("roughtime://") {
-            #if CLI
-            do {
-                return .success(.roughtime(try RoughtimeURL(source)))
-            } catch {
-                return .failure(Problem(message: RoughtimeURL.problem(error)))
-            }
-            #else
-            return .failure(Problem(message: traitMissing("roughtime", command: "watch")))
-            #endif
-        }
-        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-            guard let url = URL(string: source), let host = url.host, !host.isEmpty else {
-                return .failure(Problem(message: "'\(source)' has no host; give http(s)://HOST[:PORT][/PATH]"))
-            }
-            if HostPort.hasControlCharacter(host) {
-                return .failure(
-                    Problem(message: "'\(source)': its host holds a control character (a NUL or a line break, perhaps as %00 or %0A); give http(s)://HOST[:PORT][/PATH]"))
-            }
-            return .success(.http(url))
-        }
-        return .failure(Problem(message: "'\(source)' is not an ntp://, nts://, roughtime://, http:// or https:// URL"))
     }
 }
 

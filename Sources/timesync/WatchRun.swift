@@ -19,7 +19,7 @@ func runWatch(_ options: WatchOptions) async throws -> Bool {
     let http = WatchHTTP()
     var timeSources: [any TimeSource] = []
     for source in options.sources {
-        switch WatchOptions.parse(source) {
+        switch TimeServerURL.parse(source, command: "watch") {
         case .failure(let problem): throw CommandFailure.invalidArgument(problem.message, help: "Run 'timesync watch --help'.")
         case .success(.ntp(let address)): timeSources.append(NTPTimeSource(address, timeBase: timeBase))
         #if CLI
@@ -29,10 +29,7 @@ func runWatch(_ options: WatchOptions) async throws -> Bool {
                     host: server.host, port: server.port, timeBase: timeBase,
                     configuration: .init(trust: .init(additionalAuthorities: options.caFile))))
         case .success(.roughtime(let server)):
-            timeSources.append(
-                RoughtimeTimeSource(
-                    client: RoughtimeClient(
-                        host: server.host, port: server.port, publicKey: server.publicKey, versions: server.versions, timeBase: timeBase)))
+            timeSources.append(RoughtimeTimeSource(client: RoughtimeClient(server, timeBase: timeBase)))
         #endif
         case .success(.http(let url)):
             do {

@@ -1,5 +1,6 @@
 /// Why Roughtime bytes were refused: a message that does not parse, a reply that does not verify, a
-/// request a server will not answer, or a report that does not prove what it claims.
+/// request a server will not answer, or a report that does not prove what it claims; or why a server's
+/// URL or key cannot be used, or its signed replies cannot all be true.
 ///
 /// Errors compare equal when they are the same kind of failure; ``detail`` is not compared.
 public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -8,6 +9,7 @@ public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible
         case unsupportedVersion, versionNotOffered, downgrade, wrongType, nonceMismatch, serverMismatch
         case badDelegationSignature, badResponseSignature, merkleMismatch, midpointOutsideDelegation
         case badKey, requestTooShort, invalidReport, timeout, network, timeOutOfRange
+        case invalidURL, missingKey, unknownVersion, contradictorySignatures
     }
 
     package let code: Code
@@ -70,6 +72,16 @@ public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible
     /// The reply verifies but signs a time outside the ones a sample may carry
     /// (`SampleLimits.serverTimes`, 1900 to 2200): no honest server tells it.
     public static let timeOutOfRange = RoughtimeError(.timeOutOfRange)
+    /// A server URL that is not `roughtime://HOST:PORT?key=…`; ``detail`` quotes it.
+    public static let invalidURL = RoughtimeError(.invalidURL)
+    /// A server URL without the `key=` that pins the server's long-term public key.
+    public static let missingKey = RoughtimeError(.missingKey)
+    /// A server URL whose `versions=` names a version this package does not know.
+    public static let unknownVersion = RoughtimeError(.unknownVersion)
+    /// Replies verified under one key whose signed intervals, each widened by its round trip and
+    /// carried to one instant, share no time: the server's clock jumped, or it lies. ``detail``
+    /// lists each reply's midpoint ± radius.
+    public static let contradictorySignatures = RoughtimeError(.contradictorySignatures)
 
     public static func == (lhs: RoughtimeError, rhs: RoughtimeError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
@@ -100,6 +112,10 @@ public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible
             case .timeout: "no verified Roughtime reply before the deadline"
             case .network: "Roughtime network failure"
             case .timeOutOfRange: "the Roughtime server signed a time outside 1900-2200, which no honest server tells"
+            case .invalidURL: "invalid Roughtime server URL"
+            case .missingKey: "the Roughtime server URL pins no key"
+            case .unknownVersion: "the Roughtime server URL names an unknown version"
+            case .contradictorySignatures: "the Roughtime server signed times that cannot all hold, even widened by each round trip"
             }
         return what + suffix
     }

@@ -1,5 +1,4 @@
-#if NTS
-/// Hexadecimal text and bytes: the key log's secrets, the key file's identifiers and keys.
+/// Hexadecimal text and bytes: TLS key-log secrets, NTS key files, Roughtime public keys.
 package enum Hex {
     /// Bytes from hexadecimal digits (either case); `nil` for an odd count or another character.
     package static func decode(_ text: Substring) -> [UInt8]? {
@@ -29,4 +28,3 @@ package enum Hex {
         }
     }
 }
-#endif
