@@ -126,15 +126,9 @@ public final class NTPServer: Service, Sendable {
     /// The error a failed bind throws (`ServerBindError` for the errors it names), told to whoever
     /// waits for the address.
     private func bindFailed(_ error: any Error, port: Int) -> any Error {
-        var failure = error
-        if let error = error as? IOError,
-            let bindError = ServerBindError(errno: error.errnoCode, transport: "UDP", host: configuration.host, port: port)
-        {
-            failure = bindError
-        }
+        let failure = binding.bindFailed(error, transport: "UDP", host: configuration.host, port: port)
         // The caller gets the error; it is logged only for debugging.
         logger.debug("NTP server could not bind", metadata: ["host": .string("\(configuration.host)"), "port": .string("\(port)"), "error": .string("\(failure)")])
-        binding.fail(failure)
         return failure
     }
 

@@ -113,14 +113,7 @@ public final class NTSKEServer: Service, Sendable {
                 }
                 .bind(host: configuration.host, port: configuration.port).get()
         } catch {
-            var failure: any Error = error
-            if let error = error as? IOError,
-                let bindError = ServerBindError(errno: error.errnoCode, transport: "TCP", host: configuration.host, port: configuration.port)
-            {
-                failure = bindError
-            }
-            binding.fail(failure)
-            throw failure
+            throw binding.bindFailed(error, transport: "TCP", host: configuration.host, port: configuration.port)
         }
         let address = channel.localAddress!
         binding.succeed(address)

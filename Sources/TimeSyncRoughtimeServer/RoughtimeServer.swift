@@ -80,14 +80,7 @@ public final class RoughtimeServer: Service, Sendable {
         do {
             channel = try await bind()
         } catch {
-            var failure = error
-            if let error = error as? IOError,
-                let bindError = ServerBindError(errno: error.errnoCode, transport: "UDP", host: configuration.host, port: configuration.port)
-            {
-                failure = bindError
-            }
-            binding.fail(failure)
-            throw failure
+            throw binding.bindFailed(error, transport: "UDP", host: configuration.host, port: configuration.port)
         }
         let address = channel.localAddress!
         binding.succeed(address)

@@ -109,8 +109,8 @@ public final class ServerClock: Clock, Sendable {
     /// ``calibrate(with:)-(OffsetSample)`` does for one sample.
     public func calibrate(with samples: [OffsetSample]) {
         guard !samples.isEmpty else { return }
-        apply { $0.add(samples, at: $1) }
-        checkWallClock()
+        // One reading of the clocks, one lock: the calibration and the wall clock's check.
+        apply(checkingWallClock: timeBase.wallClockPair()) { $0.add(samples, at: $1) }
     }
 
     /// Stops using a source (it is gone, or asked not to be used: NTP `DENY`/`RSTR`). Its samples no
@@ -139,11 +139,16 @@ public final class ServerClock: Clock, Sendable {
 
     /// Applies a change of the calibration state: publishes it, emits its events (in order, under the
     /// lock), saves it, and wakes sleepers.
-    func apply(_ change: (inout CalibrationState, MonotonicInstant) -> CalibrationState.Change) {
-        let monotonic = monotonicNow()
+    /// - Parameters:
+    ///   - pair: The clocks read just before, when the wall clock is to be checked too (its change
+    ///     event follows the calibration's); the change is then made at its monotonic instant.
+    ///   - change: The change, at an instant.
+    func apply(checkingWallClock pair: WallClockPair? = nil, _ change: (inout CalibrationState, MonotonicInstant) -> CalibrationState.Change) {
+        let monotonic = pair?.monotonic ?? monotonicNow()
         state.withLock { state in
             publish(change(&state.calibration, monotonic), in: &state)
             persistence?.changed(state.calibration, at: monotonic) { [weak self] in self?.deferredWriteDue() }
+            if let pair, let moved = state.wallClock.check(pair) { subscribers.emit(.wallClockChanged(by: moved)) }
         }
         sleepers.wakeAll()
     }
