@@ -20,15 +20,12 @@ import TimeSyncTesting
         return (exchange, try #require(exchange.request))
     }
 
-    /// A server's reply to `request`, `transmitDelay` after it received it.
+    /// A server's reply to `request` (``NTPClientRequestTests/reply(to:)``), sent `transmitDelay`
+    /// after it received it.
     static func reply(to request: NTPClientRequest, transmitDelay: Duration = .milliseconds(4)) -> NTPPacket {
-        let received = wall.advanced(by: .milliseconds(1508))
-        return NTPPacket(
-            version: 4, mode: .server, stratum: 2, poll: 6, precision: -20,
-            rootDelay: NTPShortFormat(rawValue: 0x400), rootDispersion: NTPShortFormat(rawValue: 0x200),
-            referenceID: NTPReferenceID(ipv4: 192, 0, 2, 1), referenceTimestamp: NTPTimestamp(wall),
-            originTimestamp: request.transmitTimestamp, receiveTimestamp: NTPTimestamp(received),
-            transmitTimestamp: NTPTimestamp(received.advanced(by: transmitDelay)))
+        var packet = NTPClientRequestTests.reply(to: request)
+        packet.transmitTimestamp = NTPTimestamp(wall.advanced(by: .milliseconds(1508)).advanced(by: transmitDelay))
+        return packet
     }
 
     @Test func aValidReplyEndsAnExchangeWithNoConflictWindow() throws {
