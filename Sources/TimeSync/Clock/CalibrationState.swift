@@ -46,11 +46,6 @@ package struct CalibrationState: Sendable {
         calibration?.offset(at: monotonic).estimate ?? 0
     }
 
-    /// Takes a fresh sample: ``add(_:at:)-([OffsetSample],_)`` for one.
-    package mutating func add(_ sample: OffsetSample, at monotonic: MonotonicInstant) -> Change {
-        add([sample], at: monotonic)
-    }
-
     /// Takes one measurement's fresh samples: one estimator outcome, one status, one set of events.
     /// The first samples of a source whose samples were restored offer them to the estimator as
     /// history.

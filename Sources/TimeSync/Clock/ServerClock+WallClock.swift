@@ -8,11 +8,16 @@ extension ServerClock {
     @discardableResult
     public func checkWallClock() -> Duration? {
         let pair = timeBase.wallClockPair()
-        return state.withLock { state in
-            guard let change = state.wallClock.check(pair) else { return nil }
-            subscribers.emit(.wallClockChanged(by: change))
-            return change
-        }
+        return state.withLock { checkWallClock(pair, in: &$0) }
+    }
+
+    /// Checks the wall clock read in `pair`, under the clock's lock: emits
+    /// ``ServerClockEvent/wallClockChanged(by:)`` when it moved more than the threshold.
+    @discardableResult
+    func checkWallClock(_ pair: WallClockPair, in state: inout State) -> Duration? {
+        guard let change = state.wallClock.check(pair) else { return nil }
+        subscribers.emit(.wallClockChanged(by: change))
+        return change
     }
 
     /// Checks the wall clock every `interval` until the task is cancelled.

@@ -148,7 +148,7 @@ public final class ServerClock: Clock, Sendable {
         state.withLock { state in
             publish(change(&state.calibration, monotonic), in: &state)
             persistence?.changed(state.calibration, at: monotonic) { [weak self] in self?.deferredWriteDue() }
-            if let pair, let moved = state.wallClock.check(pair) { subscribers.emit(.wallClockChanged(by: moved)) }
+            if let pair { checkWallClock(pair, in: &state) }
         }
         sleepers.wakeAll()
     }

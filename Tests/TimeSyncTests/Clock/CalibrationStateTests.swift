@@ -13,7 +13,7 @@ import TimeSyncFixtures
 
     @Test func theFirstSampleSynchronizesAndSaysSo() throws {
         var state = state()
-        let change = state.add(try Fixture.exchange(offset: 5 * s, at: Fixture.at(0)), at: Fixture.at(0.02))
+        let change = state.add([try Fixture.exchange(offset: 5 * s, at: Fixture.at(0))], at: Fixture.at(0.02))
         #expect(state.status == .synchronized)
         #expect(change.published?.status == .synchronized)
         #expect(change.published?.restored == false)
@@ -27,18 +27,18 @@ import TimeSyncFixtures
 
     @Test func oneSourceOfTwoRequiredIsProvisional() throws {
         var state = state(minimumAgreeing: 2)
-        _ = state.add(try Fixture.exchange("a", offset: 0, at: Fixture.at(0)), at: Fixture.at(0.02))
+        _ = state.add([try Fixture.exchange("a", offset: 0, at: Fixture.at(0))], at: Fixture.at(0.02))
         #expect(state.status == .provisional)
-        let change = state.add(try Fixture.exchange("b", offset: 0, at: Fixture.at(1)), at: Fixture.at(1.02))
+        let change = state.add([try Fixture.exchange("b", offset: 0, at: Fixture.at(1))], at: Fixture.at(1.02))
         #expect(state.status == .synchronized)
         #expect(change.events.contains(.statusChanged(from: .provisional, to: .synchronized)))
     }
 
     @Test func aMoveBeyondTheThresholdIsAnEvent() throws {
         var state = state()
-        _ = state.add(try Fixture.exchange(offset: 0, at: Fixture.at(0), forward: 5 * ms, backward: 5 * ms), at: Fixture.at(0.01))
+        _ = state.add([try Fixture.exchange(offset: 0, at: Fixture.at(0), forward: 5 * ms, backward: 5 * ms)], at: Fixture.at(0.01))
         // Another source, 3 ms from the first's estimate but within its bounds: the estimate moves.
-        let change = state.add(try Fixture.exchange(offset: 3 * ms, at: Fixture.at(0.5), forward: 1 * ms, backward: 1 * ms), at: Fixture.at(0.51))
+        let change = state.add([try Fixture.exchange(offset: 3 * ms, at: Fixture.at(0.5), forward: 1 * ms, backward: 1 * ms)], at: Fixture.at(0.51))
         let moves = change.events.compactMap { if case .offsetChanged(let by) = $0 { by } else { nil } }
         #expect(moves.count == 1)
         #expect(moves.first.map { $0 > .milliseconds(1) } == true)
@@ -46,7 +46,7 @@ import TimeSyncFixtures
 
     @Test func resetReturnsToUnsynchronizedAndSaysSo() throws {
         var state = state()
-        _ = state.add(try Fixture.exchange(offset: 0, at: Fixture.at(0)), at: Fixture.at(0.02))
+        _ = state.add([try Fixture.exchange(offset: 0, at: Fixture.at(0))], at: Fixture.at(0.02))
         let change = state.reset()
         #expect(state.status == .unsynchronized && state.calibration == nil && state.estimator.samples.isEmpty)
         #expect(change.published == .unsynchronized)
@@ -63,7 +63,7 @@ import TimeSyncFixtures
         #expect(state.estimator.samples.isEmpty, "restored samples never count toward a fresh majority")
         #expect(state.history["a"]?.count == 4)
         #expect(state.persistedSamples.count == 4)
-        _ = state.add(try Fixture.exchange("a", offset: 2 * s, at: Fixture.at(10)), at: Fixture.at(10.02))
+        _ = state.add([try Fixture.exchange("a", offset: 2 * s, at: Fixture.at(10))], at: Fixture.at(10.02))
         #expect(!state.isRestored)
         #expect(state.history["a"] == nil)
         #expect(state.estimator.samples.count == 5, "the history agreed with the fresh sample and was taken")
@@ -71,7 +71,7 @@ import TimeSyncFixtures
 
     @Test func removingTheLastSourceKeepsTheCalibrationAging() throws {
         var state = state()
-        _ = state.add(try Fixture.exchange("a", offset: 0, at: Fixture.at(0)), at: Fixture.at(0.02))
+        _ = state.add([try Fixture.exchange("a", offset: 0, at: Fixture.at(0))], at: Fixture.at(0.02))
         let change = state.removeSource("a", at: Fixture.at(1))
         #expect(change.events == [.sourceLost("a")])
         #expect(change.published == nil)
