@@ -20,7 +20,7 @@ import FoundationNetworking
 /// the durations printed).
 @Suite(.serialized) struct MeasurementDeadlineTests {
     /// Four NTP requests to a server that never answers, 1 s for the whole measurement: one deadline,
-    /// not four (they used to take 4 s).
+    /// not four.
     @Test func anNTPMeasurementOfFourRequestsEndsWithinItsTimeout() async throws {
         let silent = try await FakeNTPServer.start { _ in [] }
         defer { Task { await silent.close() } }
@@ -37,7 +37,7 @@ import FoundationNetworking
 
     /// An HTTP source whose server takes 0.6 s a response, measured with 1 s for the whole poll: the
     /// requests it would send (an opening one, then the `Date` refinement's) stop at the deadline, and
-    /// the samples taken by then are the measurement (they used to take 0.6 s each, whole).
+    /// the samples taken by then are the measurement.
     @Test(.enabled(if: Interop.shouldRun(["faketime", "python3"])))
     func anHTTPMeasurementEndsWithinItsTimeoutWithWhatItHas() async throws {
         let (server, port) = try await InteropTests().startPythonServer(delay: 0.6)
