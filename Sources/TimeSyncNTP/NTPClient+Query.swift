@@ -19,8 +19,9 @@ extension NTPClient {
     /// - Throws: `NTPClientError` (`.unreachable` at once, `.timeout` saying how many requests went
     ///   unanswered in how long), `NTPReplyError` (the last rejection when no sample succeeded; a
     ///   Kiss-o'-Death at once, except `RATE` asking for at most 16 s, which the query waits out before
-    ///   going on; `.conflictingReplies` at once: someone raced the server), `SampleConsensusError` when
-    ///   the replies contradict each other; `CancellationError`.
+    ///   going on; `.conflictingReplies` at once: someone raced the server; `.unsynchronized` when no
+    ///   address had a synchronized clock), `SampleConsensusError` when the replies contradict each
+    ///   other; `CancellationError`.
     public func query(
         host: String, port: Int = NTPServerAddress.defaultPort, timeout: Duration = .seconds(5), samples: Int = 1,
         interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .query
@@ -91,66 +92,34 @@ extension NTPClient {
         throw lastError
     }
 
-    /// The longest a one-shot query waits to honour a `RATE` kiss: 16 s. A server asking for more
-    /// ends the query with the kiss.
-    static let maximumRateWait: Duration = .seconds(16)
-
-    /// Exchanges `samples` requests with one address, `interval` apart (a `RATE` kiss widening the
-    /// spacing), and returns the replies and their samples.
-    /// With a `deadline` (the whole measurement's), each exchange gets at most what is left of it,
-    /// and no request is sent once it has passed.
+    /// Exchanges `samples` requests with one address, `interval` apart, as an `ExchangeSeries`
+    /// decides (a `RATE` kiss widening the spacing; a refusal ending it), and returns the replies
+    /// and their samples. With a `deadline` (the whole measurement's), each exchange gets at most
+    /// what is left of it, and no request is sent once it has passed.
     func collect(
         server: NTPServerAddress, address: IPEndpoint, source: String, timeout: Duration, samples: Int,
         interval: Duration, conflictWindow: ConflictWindow, deadline: MonotonicInstant? = nil
     ) async throws -> (replies: [NTPReply], samples: [OffsetSample]) {
-        let started = timeBase.monotonicNow()
+        var series = ExchangeSeries(
+            samples: samples, interval: interval, timeout: timeout, start: timeBase.monotonicNow(), deadline: deadline)
         var replies: [NTPReply] = []
         var collected: [OffsetSample] = []
-        var lastError: (any Error)?
-        var timeouts = 0
-        var exchanges = 0  // those that count toward `samples`: every one but a RATE kiss
-        var kisses = 0
-        var spacing = interval  // widened by a RATE kiss for the rest of the query
-        var nextSend = started
-        while exchanges < samples {
-            if let deadline, nextSend >= deadline { break }
-            if exchanges + kisses > 0 { try await timeBase.sleep(until: nextSend) }
-            nextSend = timeBase.monotonicNow().advanced(by: spacing)
-            let allowed = deadline.map { min(timeout, timeBase.monotonicNow().duration(to: $0)) } ?? timeout
-            guard allowed > .zero else { break }
+        try await series.run(on: timeBase) { allowed in
             do {
                 let reply = try await exchange(with: address, timeout: allowed, conflictWindow: conflictWindow)
-                exchanges += 1
                 collected.append(try reply.sample(source: source))
                 replies.append(reply)
-            } catch let error as NTPReplyError where error.endsMeasurement {
-                // RATE: keep the interval the server asks for from now on (only for a wait a one-shot
-                // query can afford); DENY, RSTR and the rest end the query, and so does one raced
-                // exchange: report it, do not average it away.
-                guard let wait = error.requestedInterval(maximum: Self.maximumRateWait), kisses < samples else { throw error }
-                kisses += 1
-                spacing = max(spacing, wait + wait / 10)  // a margin over the limit, not on its edge
-                nextSend = max(nextSend, timeBase.monotonicNow().advanced(by: wait))
             } catch let error as NTPClientError where error == .unreachable {
                 throw NTPClientError(.unreachable, "\(address): port unreachable")
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch let error as NTPClientError where error == .timeout {
-                exchanges += 1
-                timeouts += 1
-                lastError = error
-            } catch {
-                exchanges += 1
-                lastError = error
             }
         }
         guard !collected.isEmpty else {
-            if timeouts == exchanges, timeouts > 0 {
-                let waited = Duration.nanoseconds(timeBase.monotonicNow().nanoseconds - started.nanoseconds)
-                throw NTPClientError(
-                    .timeout, "from \(address): \(timeouts) request\(timeouts == 1 ? "" : "s") unanswered in \(waited.readable)")
+            if series.timedOut == series.failed, series.timedOut > 0 {
+                let waited = series.start.duration(to: timeBase.monotonicNow())
+                let count = series.timedOut
+                throw NTPClientError(.timeout, "from \(address): \(count) request\(count == 1 ? "" : "s") unanswered in \(waited.readable)")
             }
-            throw lastError ?? NTPClientError(.timeout, "\(address): the measurement's deadline passed before a request could be sent")
+            throw series.lastError ?? NTPClientError(.timeout, "\(address): the measurement's deadline passed before a request could be sent")
         }
         return (replies, collected)
     }

@@ -29,6 +29,20 @@ import TimeSyncTesting
         }
     }
 
+    /// A URL whose response is not HTTP (a `data:` URL, loaded by URLSession itself) is refused with
+    /// its own error, which names the URL.
+    @Test func aResponseThatIsNotHTTPIsRefused() async throws {
+        let request = URLRequest(url: URL(string: "data:text/plain,not%20http")!)
+        let observer = HTTPTimeObserver(source: "data", timeBase: ManualTimeBase())
+        do {
+            _ = try await URLSession.shared.timeSyncData(for: request, observer: observer)
+            Issue.record("a data: URL's response was taken as HTTP")
+        } catch let error as HTTPTimeError {
+            #expect(error == .notHTTPResponse, "\(error)")
+            #expect(error.description.contains("data:text/plain"), "\(error)")
+        }
+    }
+
     @Test func aServerThatNeverAnswersTimesOutAtTheDeadline() async throws {
         let listener = try URLSessionLoadDeadlineTests.SilentListener()
         let base = ManualTimeBase()

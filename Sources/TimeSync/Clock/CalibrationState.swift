@@ -46,19 +46,14 @@ package struct CalibrationState: Sendable {
         calibration?.offset(at: monotonic).estimate ?? 0
     }
 
-    /// Takes one measurement's fresh samples: one estimator outcome, one status, one set of events.
+    /// Takes one measurement's fresh samples: one estimator call, one status, one set of events.
     /// The first samples of a source whose samples were restored offer them to the estimator as
-    /// history.
+    /// history, in the same call.
     package mutating func add(_ samples: [OffsetSample], at monotonic: MonotonicInstant) -> Change {
         guard !samples.isEmpty else { return Change() }
         return apply(at: monotonic) { state in
-            var outcome = state.estimator.add(contentsOf: samples) ?? .noSamples
-            for source in Set(samples.map(\.source)).sorted() {
-                if let history = state.history.removeValue(forKey: source), let merged = state.estimator.addHistory(history) {
-                    outcome = merged
-                }
-            }
-            return outcome
+            let history = Set(samples.map(\.source)).sorted().flatMap { state.history.removeValue(forKey: $0) ?? [] }
+            return state.estimator.add(contentsOf: samples, history: history) ?? .noSamples
         }
     }
 

@@ -65,10 +65,16 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// Takes a measurement's samples in order, each into its source's window as ``add(_:)`` would,
-    /// then votes once.
-    public mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome? {
+    /// then each answering source's `history` (see ``mergeHistory(_:into:)``), then votes once.
+    public mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
         guard !samples.isEmpty else { return nil }
         for sample in samples { insert(sample) }
+        if !history.isEmpty {
+            let answered = Set(samples.map(\.source))
+            for (source, older) in Dictionary(grouping: history, by: \.source) where answered.contains(source) {
+                mergeHistory(older, into: source)
+            }
+        }
         expireLostSources()
         return outcome()
     }
@@ -113,22 +119,20 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// Takes older samples of a source that has answered afresh, when they agree with its current
-    /// window: the combined window is fitted, and the history is kept only if every current sample
-    /// survives (the history's contradicting older part is dropped, as for any step). A history that
-    /// contradicts the present is refused whole.
-    public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? {
-        guard let source = samples.first?.source, let window = records[source]?.window, let first = window.first else { return nil }
-        var history = samples.filter { $0.source == source && $0.time < first.time }.sorted { $0.time < $1.time }
-        guard !history.isEmpty else { return nil }
+    /// window: the combined window is fitted once, and the history is kept only if every current
+    /// sample survives (the history's contradicting older part is dropped, as for any step). A
+    /// history that contradicts the present is refused whole.
+    private mutating func mergeHistory(_ samples: [OffsetSample], into source: String) {
+        guard let window = records[source]?.window, let first = window.first else { return }
+        var history = samples.filter { $0.time < first.time }.sorted { $0.time < $1.time }
         let room = max(0, configuration.windowSize - window.count)
-        guard room > 0 else { return nil }
+        guard !history.isEmpty, room > 0 else { return }
         if history.count > room { history.removeFirst(history.count - room) }
         var candidate = history + window
         let fit = Self.fit(&candidate, configuration)
-        guard candidate.count > window.count else { return nil }  // the history contradicted the present
+        guard candidate.count > window.count else { return }  // the history contradicted the present
         records[source]?.window = candidate
         records[source]?.fit = fit
-        return outcome()
     }
 
     /// Holds a contradicting sample; when another suspect agrees with it, the source stepped: its

@@ -7,9 +7,14 @@ public protocol OffsetEstimator: Sendable {
     mutating func add(_ sample: OffsetSample) -> EstimatorOutcome
     /// Adds one measurement's samples, in order, and returns the outcome after the last (`nil` for
     /// none).
-    /// - Complexity: The default adds them one by one; ``IntersectionEstimator`` votes across sources
-    ///   once.
-    mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome?
+    ///
+    /// `history` holds older samples of these sources, restored from a store, offered now that they
+    /// answered afresh: they may lengthen a source's history (a better rate) only where they agree
+    /// with what it says now, and never change what it says now. An estimator that cannot tell
+    /// agreeing history from a step ignores it (the default).
+    /// - Complexity: The default adds the samples one by one; ``IntersectionEstimator`` fits each
+    ///   source's window with its history once and votes across sources once.
+    mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome?
     /// Forgets a source (lost, or it asked not to be used) and returns the new outcome.
     mutating func removeSource(_ source: String) -> EstimatorOutcome
     /// The samples the estimator currently keeps (what persistence saves).
@@ -22,12 +27,6 @@ public protocol OffsetEstimator: Sendable {
     /// - Complexity: The default adds them one by one; ``IntersectionEstimator`` fits each source
     ///   once, linear in the number of samples.
     mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome
-    /// Offers older samples of one source (restored from a store) after the source has answered
-    /// afresh: they may lengthen its history (a better rate) only where they agree with what it says
-    /// now, and never change what it says now.
-    /// - Returns: The new outcome, or `nil` when the history was not taken (the default: an estimator
-    ///   that cannot tell agreeing history from a step ignores it).
-    mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome?
     /// The samples held as suspects: each contradicts its source's other samples and waits for a
     /// second one to confirm a step (by default none: an estimator that holds nothing).
     var suspectSamples: [OffsetSample] { get }
@@ -42,12 +41,15 @@ extension OffsetEstimator {
         return outcome
     }
 
-    public mutating func addHistory(_ samples: [OffsetSample]) -> EstimatorOutcome? { nil }
-
-    public mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome? {
+    public mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
         var outcome: EstimatorOutcome?
         for sample in samples { outcome = add(sample) }
         return outcome
+    }
+
+    /// Adds one measurement's samples, with no history.
+    public mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome? {
+        add(contentsOf: samples, history: [])
     }
 
     public var suspectSamples: [OffsetSample] { [] }

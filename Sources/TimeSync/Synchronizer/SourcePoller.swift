@@ -24,9 +24,12 @@ package struct SourcePoller: Sendable, Hashable {
     package private(set) var polls = 0
     /// Polls without a usable reply since the last one that had one (or since the start).
     package private(set) var unansweredPolls = 0
-    /// How many unanswered polls in a row make the poller ask for the name to be resolved again.
-    /// Default 8: the reachability register is all zeros.
+    /// How many polls in a row without a usable reply make the source unreachable. Default 8: the
+    /// reachability register is all zeros.
     package var unreachableAfter: Int
+    /// ``unansweredPolls`` when the name was last resolved again: an unreachable source asks again
+    /// after each further ``unreachableAfter`` silent polls.
+    private var unansweredAtResolve = 0
     /// The earliest instant the server allowed for the next request, after it answered with a
     /// `Retry-After` (``PollOutcome/retryAfter(_:)``): a restarted burst or a resolved name waits
     /// for it too.
@@ -47,6 +50,10 @@ package struct SourcePoller: Sendable, Hashable {
     /// Whether any of the last eight polls brought a usable reply.
     package var isReachable: Bool { reachability != 0 }
 
+    /// The one rule for "unreachable": none of the last ``unreachableAfter`` polls brought a usable
+    /// reply. The status says so, and the poller asks for the name to be resolved again.
+    package var isUnreachable: Bool { unansweredPolls >= unreachableAfter }
+
     /// What to do at `now`.
     /// - Parameter now: The current monotonic instant.
     /// - Returns: `PollAction.send` when a poll is due (the poller then waits for its outcome),
@@ -61,7 +68,7 @@ package struct SourcePoller: Sendable, Hashable {
     /// the budget's next token.
     package mutating func nextAction(at now: MonotonicInstant, budget: inout RequestBudget) -> PollAction {
         if stopped { return .demobilize }
-        if unansweredPolls >= unreachableAfter { return .resolve }
+        if isUnreachable, unansweredPolls - unansweredAtResolve >= unreachableAfter { return .resolve }
         if awaitingReply {
             // A transport that asks again before reporting has lost the exchange: count it as failed.
             handle(.failure, at: now)
@@ -96,6 +103,7 @@ package struct SourcePoller: Sendable, Hashable {
         let usable = outcome == .sample
         reachability = reachability << 1 | (usable ? 1 : 0)
         unansweredPolls = usable ? 0 : unansweredPolls + 1
+        if usable { unansweredAtResolve = 0 }
         guard let wait = schedule.next(after: outcome, error: error, errorAfter: errorAfter) else {
             stopped = true
             return
@@ -105,11 +113,11 @@ package struct SourcePoller: Sendable, Hashable {
     }
 
     /// The name was resolved again after `PollAction.resolve`: polling goes on, at the policy's
-    /// longest interval from `now`, until the address answers (the reachability register keeps its
-    /// history).
+    /// longest interval from `now`, until the address answers. The source stays unreachable until
+    /// then (the reachability register keeps its history).
     package mutating func resolved(at now: MonotonicInstant) {
         guard !stopped else { return }
-        unansweredPolls = 0
+        unansweredAtResolve = unansweredPolls
         awaitingReply = false
         nextPoll = max(now.advanced(by: schedule.policy.maximumInterval), notBefore ?? now)
     }

@@ -47,7 +47,6 @@ extension SynchronizerCore {
         return sources.keys.sorted().map { sources[$0]! }.map { known in
             let offset = known.lastSample.map { Duration.nanoseconds(clock.pair.wallOffset(estimate: $0.offset.midpoint, bounds: $0.offset).estimate) }
             let state: TimeSourceStatus.State
-            let answeredPolls = min(8, known.poller.schedule.policy.burstCount)
             var kissCode: String?
             switch known.problem {
             case .kissed(let code):
@@ -60,7 +59,7 @@ extension SynchronizerCore {
             case .failed, nil:
                 if known.standing == .standingBy && !selected.contains(known.name) {
                     state = .standingBy
-                } else if known.poller.reachability == 0, known.poller.polls - (known.poller.awaitingReply ? 1 : 0) >= answeredPolls {
+                } else if known.poller.isUnreachable {
                     state = .unreachable
                 } else if let last = known.lastSample, clock.suspects.contains(last) {
                     state = .suspect

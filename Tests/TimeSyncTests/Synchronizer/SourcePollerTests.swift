@@ -49,6 +49,22 @@ import TimeSyncTesting
         #expect(poller.nextAction(at: base.monotonicNow()) == .resolve, "the verdict stays")
     }
 
+    /// Resolving the name again does not make the source reachable: it stays unreachable until an
+    /// answer, and asks again after eight more silent polls; an answer ends it.
+    @Test func aResolvedNameStaysUnreachableUntilItAnswers() {
+        let base = ManualTimeBase()
+        var poller = SourcePoller(start: base.monotonicNow())
+        var (sends, last) = Self.drive(&poller, on: base, until: .seconds(100_000)) { _ in .failure }
+        #expect(last == .resolve && sends.count == 8 && poller.isUnreachable)
+        poller.resolved(at: base.monotonicNow())
+        #expect(poller.isUnreachable, "a new address is not an answer")
+        (sends, last) = Self.drive(&poller, on: base, until: .seconds(100_000)) { _ in .failure }
+        #expect(last == .resolve && sends.count == 8, "eight more silent polls before asking again")
+        poller.resolved(at: base.monotonicNow())
+        (sends, last) = Self.drive(&poller, on: base, until: .seconds(5_000)) { _ in .sample }
+        #expect(!poller.isUnreachable && poller.isReachable && last == nil && !sends.isEmpty)
+    }
+
     @Test func denyDemobilizesAndRateSlowsDown() {
         let base = ManualTimeBase()
         var poller = SourcePoller(start: base.monotonicNow())

@@ -181,13 +181,18 @@ import TimeSyncFixtures
         }
         _ = core.handle(.failed(source: 3, outcome: .unsynchronized, refusal: nil, error: "leap indicator 3"), at: start)
         _ = core.handle(.failed(source: 4, outcome: .conflicting, refusal: nil, error: "two replies"), at: start)
-        // Unreachable once a burst's worth of polls (4) brought nothing.
+        // Unreachable once eight polls in a row brought nothing (the rule that also resolves the
+        // name again).
         var now = start
-        for _ in 0..<4 {
+        for poll in 1...8 {
+            #expect(!core.poller(of: 5).isUnreachable, "poll \(poll)")
             _ = core.handle(.failed(source: 5, outcome: .failure, refusal: nil, error: "timeout"), at: now)
+            guard poll < 8 else { break }
             now = core.poller(of: 5).nextPoll
             #expect(Self.actions(&core, at: now).contains(.poll(source: 5)))
         }
+        #expect(core.poller(of: 5).isUnreachable)
+        #expect(core.nextAction(at: now) == .resolve(source: 5), "the same rule asks for the name again")
         let view = SynchronizerCore.ClockView(
             status: .synchronized, selected: ["selected"], heard: ["selected", "falseticker", "suspect"],
             suspects: [samples["suspect"]!], wallShift: 0)
