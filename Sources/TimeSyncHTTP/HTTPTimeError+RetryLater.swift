@@ -49,13 +49,4 @@ extension HTTPTimeError: SourceFailure {
 
     /// `HTTP 429` or `HTTP 503`, for a response that asked the client to back off.
     public var refusalCode: String? { code == .retryLater ? status.map { "HTTP \($0)" } : nil }
-
-    /// What an error of an HTTP time source's measurement means for its polling: an
-    /// ``HTTPTimeError``'s ``pollOutcome``, a failure for any other error (a timeout, a refused
-    /// connection).
-    /// - Parameter error: The error `measure(timeout:)` threw.
-    /// - Returns: The outcome for the schedule.
-    public static func pollOutcome(for error: any Error) -> PollOutcome {
-        PollOutcome(failure: error)
-    }
 }

@@ -80,7 +80,8 @@ public struct NTPPoolSource: Sendable {
         case .measured(_, let samples):
             for sample in samples { onEvent(.sample(sample)) }
         case .failed(let source, let error, _, let retryIn):
-            if let error = error as? NTPReplyError, let code = error.kissCode, error.refusalCode != nil {
+            // The refusal's code as its protocol's error gives it (a pool's sources are NTP: a kiss).
+            if let code = (error as? any SourceFailure)?.refusalCode.flatMap(NTPReferenceID.init(ascii:)) {
                 onEvent(.kissOfDeath(source: source, code: code, retryIn: retryIn))
             } else if let retryIn {
                 onEvent(.failed(source: source, error: "\(error)", retryIn: retryIn))

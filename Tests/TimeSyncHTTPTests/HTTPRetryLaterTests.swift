@@ -19,7 +19,7 @@ struct HTTPRetryLaterTests {
         let error = try #require(Self.error(429, [("retry-after", "3600")]))
         #expect(error == .retryLater && error.status == 429 && error.retryAfter == .seconds(3600))
         #expect(error.pollOutcome == .retryAfter(.seconds(3600)))
-        #expect(HTTPTimeError.pollOutcome(for: error) == .retryAfter(.seconds(3600)))
+        #expect(PollOutcome(failure: error) == .retryAfter(.seconds(3600)))
         #expect(error.description == "the server answered 429, retry after 3600 s")
     }
 
@@ -56,8 +56,8 @@ struct HTTPRetryLaterTests {
     @Test("other statuses are not back-off, and other errors are failures")
     func otherStatuses() {
         for status in [200, 304, 404, 500, 502] { #expect(Self.error(status, [("Retry-After", "60")]) == nil) }
-        #expect(HTTPTimeError.pollOutcome(for: HTTPTimeError.timeout) == .failure)
-        #expect(HTTPTimeError.pollOutcome(for: CancellationError()) == .failure)
+        #expect(PollOutcome(failure: HTTPTimeError.timeout) == .failure)
+        #expect(PollOutcome(failure: CancellationError()) == .failure)
     }
 
     /// A source that answers like an HTTP source facing a server that always says
@@ -74,7 +74,7 @@ struct HTTPRetryLaterTests {
                 status: 429, headers: [(name: "Retry-After", value: "3600")], wallNow: HTTPRetryLaterTests.wall)!
         }
 
-        func pollOutcome(for error: any Error) -> PollOutcome { HTTPTimeError.pollOutcome(for: error) }
+        func pollOutcome(for error: any Error) -> PollOutcome { PollOutcome(failure: error) }
     }
 
     @Test("a synchronizer sends one request in ten minutes to a server answering 429 Retry-After: 3600")
