@@ -50,6 +50,7 @@ final class UpdatePrinter: Sendable {
         case .provisional: "provisional"
         case .unsynchronized: "unsynchronized"
         case .noMajority: "noMajority"
+        case .floorOnly: "floorOnly"
         }
     }
 

@@ -28,12 +28,49 @@ package struct CalibrationState: Sendable {
     /// Restored samples per source, waiting for the source to answer: then they are offered to the
     /// estimator as history (taken only where they agree with what the source says now).
     package private(set) var history: [String: [OffsetSample]] = [:]
+    /// The highest server time the clock vouched for (synchronized) or was handed by its store,
+    /// counting on from then: what a reading falls back to without a usable calibration, and what
+    /// the store keeps across reboots.
+    package private(set) var floor: ServerTimeFloor?
+    /// How fast the monotonic clock may run against true time: a floor advances at the slowest.
+    package let maxDrift: Double
 
-    package init(estimator: any OffsetEstimator, minimumAgreeingSources: Int, offsetChangeThreshold: Duration) {
+    package init(estimator: any OffsetEstimator, minimumAgreeingSources: Int, offsetChangeThreshold: Duration, maxDrift: Double = 100e-6) {
         initialEstimator = estimator
         self.estimator = estimator
         self.minimumAgreeingSources = max(1, minimumAgreeingSources)
         self.offsetChangeThreshold = offsetChangeThreshold.nanosecondsClamped.magnitude
+        self.maxDrift = maxDrift
+    }
+
+    /// The floor at `monotonic`: the held floor advanced to it, or the synchronized calibration's
+    /// `earliest` there, whichever is higher; `nil` when the clock has neither.
+    package func floor(at monotonic: MonotonicInstant) -> UnixTime? {
+        let held = floor?.earliest(at: monotonic, maxDrift: maxDrift)
+        guard let vouched = vouchedEarliest(at: monotonic) else { return held }
+        return max(held ?? vouched, vouched)
+    }
+
+    /// Takes a floor (a store's) that held at `monotonic`: kept only when it is higher than the one
+    /// the clock holds there. A lower one comes from an older store, and changes nothing.
+    /// - Returns: Whether it was taken.
+    @discardableResult
+    package mutating func raiseFloor(to earliest: UnixTime, at monotonic: MonotonicInstant) -> Bool {
+        if let held = floor(at: monotonic), held >= earliest { return false }
+        floor = ServerTimeFloor(earliest: earliest, since: monotonic)
+        return true
+    }
+
+    /// The synchronized calibration's `earliest` at `monotonic`: what the clock vouches for there.
+    private func vouchedEarliest(at monotonic: MonotonicInstant) -> UnixTime? {
+        guard status == .synchronized, let calibration else { return nil }
+        return PublishedModel(status: status, model: calibration.model).reading(at: monotonic).earliest
+    }
+
+    /// Keeps what the synchronized calibration vouches for at `monotonic` in the floor, before the
+    /// calibration changes.
+    private mutating func keepFloor(at monotonic: MonotonicInstant) {
+        if let vouched = vouchedEarliest(at: monotonic) { raiseFloor(to: vouched, at: monotonic) }
     }
 
     /// The samples to save: the estimator's, and the restored history not yet confirmed.
@@ -65,7 +102,7 @@ package struct CalibrationState: Sendable {
         }
     }
 
-    /// Forgets everything: back to the initial estimator, unsynchronized.
+    /// Forgets everything, the floor included: back to the initial estimator, unsynchronized.
     package mutating func reset() -> Change {
         var change = Change(published: .unsynchronized)
         if status != .unsynchronized { change.events.append(.statusChanged(from: status, to: .unsynchronized)) }
@@ -74,6 +111,7 @@ package struct CalibrationState: Sendable {
         status = .unsynchronized
         isRestored = false
         history = [:]
+        floor = nil
         return change
     }
 
@@ -93,6 +131,8 @@ package struct CalibrationState: Sendable {
 
     /// Applies an estimator change and works out the status, events and model it leads to.
     private mutating func apply(at monotonic: MonotonicInstant, _ body: (inout CalibrationState) -> EstimatorOutcome) -> Change {
+        keepFloor(at: monotonic)
+        defer { keepFloor(at: monotonic) }
         let sourcesBefore = Set(estimator.sources)
         let outcome = body(&self)
         var change = Change()

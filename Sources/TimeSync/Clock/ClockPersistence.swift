@@ -114,7 +114,7 @@ final class ClockPersistence: Sendable {
         state.snapshots += 1
         let snapshot = PersistedCalibration(
             bootSessionID: bootSessionID, savedAt: monotonic, strategy: clock.initialEstimator.name, calibration: clock.calibration,
-            samples: clock.persistedSamples)
+            samples: clock.persistedSamples, floor: clock.floor(at: monotonic))
         return (snapshot, state.snapshots)
     }
 }

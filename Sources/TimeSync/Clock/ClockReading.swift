@@ -5,7 +5,8 @@ import Foundation
 public struct ClockReading: Sendable, Hashable {
     /// The best estimate of the server's time now.
     public var serverTime: UnixTime
-    /// The server's time is no earlier than this. Unsynchronized: the earliest representable time.
+    /// The server's time is no earlier than this. Unsynchronized: the earliest representable time;
+    /// ``SynchronizationStatus/floorOnly``: the floor the clock kept across a reboot.
     public var earliest: UnixTime
     /// The server's time is no later than this. Unsynchronized: the latest representable time.
     public var latest: UnixTime
@@ -39,16 +40,27 @@ public struct ClockReading: Sendable, Hashable {
     /// The estimate as a Foundation `Date`.
     public var date: Date { serverTime.date }
 
+    /// Whether the clock vouches for ``earliest``: synchronized, or a floor kept across a reboot.
+    package var vouchesForEarliest: Bool { status == .synchronized || status == .floorOnly }
+
     /// Where the reading stands relative to a server-time window, such as a promotion.
     ///
     /// `.before` and `.after` are certain: the whole error interval is outside the window. `.within`
     /// is certain too. When the bounds straddle an edge, or the clock is not synchronized, the answer
-    /// is `.uncertain`.
+    /// is `.uncertain`. With only a floor (``SynchronizationStatus/floorOnly``), a window wholly
+    /// before the floor is `.after`, and anything else `.uncertain`.
     public func position(in window: Range<UnixTime>) -> WindowPosition {
+        guard vouchesForEarliest else { return .uncertain }
+        if earliest >= window.upperBound { return .after }
         guard isSynchronized else { return .uncertain }
         if latest < window.lowerBound { return .before }
-        if earliest >= window.upperBound { return .after }
         if earliest >= window.lowerBound && latest < window.upperBound { return .within }
         return .uncertain
+    }
+
+    /// Whether server time has certainly reached `instant`: the clock vouches (synchronized, or with
+    /// a floor kept across a reboot) that it is no earlier. `false` whenever that is not certain.
+    public func hasCertainlyPassed(_ instant: UnixTime) -> Bool {
+        vouchesForEarliest && earliest >= instant
     }
 }

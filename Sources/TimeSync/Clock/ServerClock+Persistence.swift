@@ -61,7 +61,8 @@ extension ServerClock {
         }
     }
 
-    /// Restores what the store holds for this boot session, from the configured sources only.
+    /// Restores what the store holds for this boot session, from the configured sources only; from
+    /// another boot session, only its floor.
     func restore(from store: any CalibrationStore, key: [UInt8], onWarning: (@Sendable (String) -> Void)?) {
         switch PersistedCalibration.restore(from: store, key: key, timeBase: timeBase) {
         case .none:
@@ -69,10 +70,23 @@ extension ServerClock {
         case .ignored(let reason):
             onWarning?("TimeSync: stored calibration ignored: \(reason)")
             subscribers.emit(.storeIgnored(reason: reason))
+        case .otherBoot(let floor, var reason):
+            if let floor {
+                // Server time was at least the floor when it was saved, before this boot: so it is now.
+                let monotonic = timeBase.monotonicNow()
+                state.withLock { _ = $0.calibration.raiseFloor(to: floor, at: monotonic) }
+                reason += "; its floor is kept: server time is at least \(floor)"
+            }
+            onWarning?("TimeSync: stored calibration ignored: \(reason)")
+            subscribers.emit(.storeIgnored(reason: reason))
         case .restored(let persisted):
             let allowed = configuration.restorableSources
             let samples = allowed.map { allowed in persisted.samples.filter { allowed.contains($0.source) } } ?? persisted.samples
-            state.withLock { state in publish(state.calibration.restore(samples), in: &state) }
+            state.withLock { state in
+                // The floor held at the save, in this boot session: it counts on from then.
+                if let floor = persisted.floor { state.calibration.raiseFloor(to: floor, at: persisted.savedAt) }
+                publish(state.calibration.restore(samples), in: &state)
+            }
         }
     }
 }

@@ -4,12 +4,13 @@ extension ServerClock {
         usesSystemClocks ? MonotonicInstant(nanoseconds: SystemClocks.monotonicNanoseconds()) : timeBase.monotonicNow()
     }
 
-    /// The estimated server time now. Before the first calibration: the device's wall clock.
-    /// - Complexity: O(1): one monotonic clock read, no allocation, no lock on Linux.
+    /// The estimated server time now. Before the first calibration: the device's wall clock (never
+    /// below a floor kept across a reboot, ``SynchronizationStatus/floorOnly``).
+    /// - Complexity: O(1): one monotonic clock read, no allocation, no lock on Linux once calibrated.
     public var now: UnixTime {
         let monotonic = monotonicNow()
         let published = self.published.loadEstimate()
-        if published.isUnsynchronized { return timeBase.wallNow() }
+        if published.isUnsynchronized { return reading(at: monotonic).serverTime }
         if let serverTime = published.serverTime(at: monotonic.nanoseconds) {
             return UnixTime(nanoseconds: serverTime)
         }
@@ -27,12 +28,24 @@ extension ServerClock {
         let published = self.published.load()
         guard published.status != .unsynchronized else {
             let pair = WallClockPair(monotonic: timeBase.monotonicNow(), wall: timeBase.wallNow())
+            let device = pair.wall(at: monotonic)
+            let maxDrift = configuration.estimator.maxDrift
+            if let floor = state.withLock({ $0.calibration.floor })?.earliest(at: monotonic, maxDrift: maxDrift) {
+                return ClockReading(
+                    serverTime: max(device, floor), earliest: floor, latest: UnixTime(nanoseconds: .max), status: .floorOnly,
+                    monotonicTime: monotonic, calibrationAge: nil)
+            }
             return ClockReading(
-                serverTime: pair.wall(at: monotonic), earliest: UnixTime(nanoseconds: .min),
+                serverTime: device, earliest: UnixTime(nanoseconds: .min),
                 latest: UnixTime(nanoseconds: .max), status: .unsynchronized, monotonicTime: monotonic, calibrationAge: nil)
         }
         return published.reading(at: monotonic)
     }
+
+    /// Whether server time has certainly reached `instant` now: see
+    /// ``ClockReading/hasCertainlyPassed(_:)``. After a reboot, offline, a moment before the floor
+    /// the store kept has certainly passed.
+    public func hasCertainlyPassed(_ instant: UnixTime) -> Bool { reading().hasCertainlyPassed(instant) }
 
     /// The published model, `nil` before the first calibration.
     var publishedModel: OffsetModel? {

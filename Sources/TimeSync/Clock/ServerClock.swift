@@ -79,7 +79,7 @@ public final class ServerClock: Clock, Sendable {
             State(
                 calibration: CalibrationState(
                     estimator: estimator, minimumAgreeingSources: configuration.minimumAgreeingSources,
-                    offsetChangeThreshold: configuration.offsetChangeThreshold),
+                    offsetChangeThreshold: configuration.offsetChangeThreshold, maxDrift: configuration.estimator.maxDrift),
                 wallClock: WallClockMonitor(timeBase.wallClockPair(), threshold: configuration.wallClockChangeThreshold)))
         let subscribers = EventSubscribers<ServerClockEvent>()
         self.subscribers = subscribers

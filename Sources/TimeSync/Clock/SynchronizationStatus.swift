@@ -28,6 +28,12 @@ public enum SynchronizationStatus: UInt8, Sendable, Hashable, Codable, CustomStr
     /// usable, but one lying server could have made them. ``ClockReading/position(in:)`` answers
     /// `.uncertain`.
     case provisional = 3
+    /// No usable calibration, but a floor: the clock vouched, before a reboot (or before its sources
+    /// fell silent and were reset), that server time had reached a point, and time only moves
+    /// forward. ``ClockReading/earliest`` is that floor, counted on since at the slowest the drift
+    /// bound allows, and ``ClockReading/latest`` is unbounded: a moment before the floor has
+    /// certainly passed (``ClockReading/hasCertainlyPassed(_:)``); nothing after it is certain.
+    case floorOnly = 4
 
     public var description: String {
         switch self {
@@ -35,6 +41,7 @@ public enum SynchronizationStatus: UInt8, Sendable, Hashable, Codable, CustomStr
         case .synchronized: "synchronized"
         case .noMajority: "no majority"
         case .provisional: "provisional"
+        case .floorOnly: "floor only"
         }
     }
 }

@@ -65,7 +65,7 @@ public struct Countdown: AsyncSequence, Sendable {
         switch target {
         case .server(let clock, let deadline, let edge):
             let reading = clock.reading(at: monotonic)
-            let now = edge == .estimate || !reading.isSynchronized ? reading.serverTime : reading.earliest
+            let now = edge == .estimate || !reading.vouchesForEarliest ? reading.serverTime : reading.earliest
             return deadline.nanoseconds.saturatingSubtract(now.nanoseconds)
         case .monotonic(_, let deadline):
             return deadline.nanoseconds.saturatingSubtract(monotonic.nanoseconds)

@@ -4,7 +4,8 @@ import Foundation
 /// HMAC-SHA256 tag under this install's key (see ``CalibrationKeyProvider``).
 ///
 /// The monotonic anchor only means something within the boot session that made it: after a reboot the
-/// stored calibration is discarded. A store whose tag does not verify is discarded unread.
+/// stored calibration is discarded, and only its ``floor`` is kept. A store whose tag does not verify
+/// is discarded unread, floor and all.
 public struct PersistedCalibration: Sendable, Hashable, Codable {
     /// The format version this build writes and reads (2: authenticated).
     public static let currentVersion = 2
@@ -28,15 +29,23 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
     public var calibration: Calibration?
     /// The estimator's samples, replayed at restore so filtering and drift measurement go on.
     public var samples: [OffsetSample]
+    /// The highest server time the clock had vouched for by ``savedAt`` (in the boot session
+    /// ``bootSessionID``): server time is at least this ever after, reboots included. `nil` when the
+    /// clock had never been synchronized.
+    public var floor: UnixTime?
 
     /// Creates a snapshot in the current format.
-    public init(bootSessionID: String, savedAt: MonotonicInstant, strategy: String, calibration: Calibration?, samples: [OffsetSample]) {
+    public init(
+        bootSessionID: String, savedAt: MonotonicInstant, strategy: String, calibration: Calibration?, samples: [OffsetSample],
+        floor: UnixTime? = nil
+    ) {
         self.version = Self.currentVersion
         self.bootSessionID = bootSessionID
         self.savedAt = savedAt
         self.strategy = strategy
         self.calibration = calibration
         self.samples = samples
+        self.floor = floor
     }
 
     /// The JSON bytes (unsealed: what ``sealed(key:)`` authenticates).
@@ -93,7 +102,11 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
     enum RestoreOutcome {
         case none
         case ignored(String)
+        /// Saved in this boot session: the calibration, its samples and its floor.
         case restored(PersistedCalibration)
+        /// Saved in another boot session: only the floor (if any) means something now; `reason`
+        /// says why the rest is not used.
+        case otherBoot(floor: UnixTime?, reason: String)
     }
 
     /// Reads, authenticates and checks a store's content against the current boot session. Never
@@ -124,11 +137,15 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         guard persisted.version == currentVersion else {
             return .ignored("format version \(persisted.version), expected \(currentVersion)")
         }
-        guard let current = timeBase.bootSessionID, bootSessionTag(current, key: key) == persisted.bootSessionID else {
-            return .ignored("saved in another boot session: the monotonic anchor is meaningless after a reboot")
-        }
         guard persisted.samples.count <= maximumSamples else {
             return .ignored("more than \(maximumSamples) samples")
+        }
+        if let floor = persisted.floor, !SampleLimits.serverTimes.contains(floor) {
+            return .ignored("a floor outside the server times a sample may carry")
+        }
+        guard let current = timeBase.bootSessionID, bootSessionTag(current, key: key) == persisted.bootSessionID else {
+            return .otherBoot(
+                floor: persisted.floor, reason: "saved in another boot session: the monotonic anchor is meaningless after a reboot")
         }
         // Every sample passed the same checks as a fresh one while decoding; the instants must also
         // lie in this boot session's past.
