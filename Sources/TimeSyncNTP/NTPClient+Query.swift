@@ -131,11 +131,11 @@ extension NTPClient {
                 kisses += 1
                 spacing = max(spacing, wait + wait / 10)  // a margin over the limit, not on its edge
                 nextSend = max(nextSend, timeBase.monotonicNow().advanced(by: wait))
-            } catch let error as NTPClientError where error == .unreachable {
+            } catch let error as NTPClientError where error.code == .unreachable {
                 throw NTPClientError(.unreachable, "\(address): port unreachable")
             } catch is CancellationError {
                 throw CancellationError()
-            } catch let error as NTPClientError where error == .timeout {
+            } catch let error as NTPClientError where error.code == .timeout {
                 exchanges += 1
                 timeouts += 1
                 lastError = error

@@ -46,9 +46,9 @@ extension NTSClient {
                 replies.append(exchange.reply)
             } catch let error as NTSKEError {
                 throw error  // no keys: nothing more to try
-            } catch let error as NTPClientError where error == .unreachable {
+            } catch let error as NTPClientError where error.code == .unreachable {
                 throw error
-            } catch let error as NTSReplyError where error.ntp == .kissOfDeath || error.ntp == .unsynchronized {
+            } catch let error as NTSReplyError where error.code == .ntp(.kissOfDeath) || error.code == .ntp(.unsynchronized) {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()

@@ -24,7 +24,7 @@ import TimeSyncTesting
             _ = try await URLSession.shared.timeMeasurement(of: URL(string: url)!, samples: samples, timeBase: base)
             Issue.record("\(url), \(samples) samples: measured")
         } catch let error as HTTPTimeError {
-            #expect(error == .invalidArgument, "\(error)")
+            #expect(error.code == .invalidArgument, "\(error)")
             #expect(error.description.contains(says), "\(error)")
         }
     }
