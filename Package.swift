@@ -254,7 +254,7 @@ let package = Package(
             name: "TimeSyncNTPTests",
             dependencies: [
                 "TimeSync", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncNTPServer", "TimeSyncServerSupport", "TimeSyncTesting",
-                "TimeSyncTestSupport",
+                "TimeSyncTestSupport", "TimeSyncFixtures",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTPServer"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["NTPServer"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTPServer"])),
@@ -264,7 +264,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TimeSyncRoughtimeTests",
-            dependencies: ["TimeSync", "TimeSyncRoughtime", "TimeSyncTesting", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "TimeSync", "TimeSyncRoughtime", "TimeSyncTesting", "TimeSyncFixtures", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(
             name: "TimeSyncRoughtimeServerTests",
             dependencies: [
@@ -288,7 +290,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncHTTPTests",
             dependencies: [
-                "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting", "TimeSyncSimulation",
+                "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting", "TimeSyncSimulation", "TimeSyncFixtures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
@@ -312,7 +314,7 @@ let package = Package(
             dependencies: [
                 "TimeSync", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncRoughtime", "TimeSyncNTPServer", "TimeSyncServerSupport",
                 "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
-                "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "UDPRelay",
+                "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "TimeSyncFixtures", "UDPRelay",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["CLI"])),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["CLI"])),

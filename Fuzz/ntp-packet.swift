@@ -55,7 +55,7 @@ public func fuzzNTPPacket(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = try request.accept(datagram, receivedAt: receivedAt)
         check(false, "a second reply was accepted")
     } catch {
-        check(error == .duplicate, "a second reply is a duplicate, not \(error)")
+        check(error.code == .duplicate, "a second reply is a duplicate, not \(error)")
     }
     check(reply.serverReceive <= reply.serverTransmit, "accepted reply with t3 < t2")
     check(reply.rootDistance <= NTPReplyLimits().maximumRootDistance, "accepted reply over the root distance limit")

@@ -41,7 +41,7 @@ public func fuzzNTSKE(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                 "the stream does not end with End of Message")
         }
     case .failure(let error):
-        check(splitError != nil || error == .messageTooLarge || error == .malformedMessage, "whole read failed (\(error)), split did not")
+        check(splitError != nil || error.code == .messageTooLarge || error.code == .malformedMessage, "whole read failed (\(error)), split did not")
     }
     if whole.isComplete {
         if let request = try? NTSKERequest(records: whole.records) {

@@ -32,7 +32,7 @@ private func check(_ value: String, now: UnixTime) {
     do {
         wait = try HTTPRetryAfter.parse(value, now: now)
     } catch {
-        check([HTTPRetryAfterError.empty, .negative, .malformed].contains(error), "untyped error \(error)")
+        check([HTTPRetryAfterError.Code.empty, .negative, .malformed].contains(error.code), "untyped error \(error)")
         return
     }
     check(wait >= .zero && wait <= HTTPRetryAfter.maximum, "wait \(wait) outside 0 … one day for \(value)")

@@ -80,7 +80,7 @@ public struct HTTPDateCalibrator: Sendable {
                     do { try plan.handle(observation.sample, from: index) } catch { throw HTTPTimeError.inconsistentSamples }
                 case .failure(let error):
                     // A server that asks for fewer requests gets none more from this run.
-                    if let error = error as? HTTPTimeError, error == .retryLater { throw error }
+                    if let error = error as? HTTPTimeError, error.code == .retryLater { throw error }
                     plan.handleFailure(from: index)
                     lastError = error
                 }

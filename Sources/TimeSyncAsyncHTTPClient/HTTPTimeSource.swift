@@ -213,7 +213,7 @@ public struct HTTPTimeSource: Sendable {
     func collect(samples: Int) async throws -> Collected {
         guard samples >= 1 else { throw HTTPTimeError.invalidArgument.withDetail("samples must be at least 1") }
         let warm = try await exchange()
-        if case .failure(let error) = warm.result, error == .retryLater { throw error }
+        if case .failure(let error) = warm.result, error.code == .retryLater { throw error }
         if policy == .dateOnly || (!warm.hasTimeHeader && policy == .preferTimeHeader) {
             let seed = try? warm.result.get()
             // The opening response counts as a sample when it has one; when it has none, it does not.
@@ -232,7 +232,7 @@ public struct HTTPTimeSource: Sendable {
             switch try await attempt() {
             case .success(let observation): accepted.append(observation.sample)
             case .failure(let error):
-                if let error = error as? HTTPTimeError, error == .retryLater { throw error }
+                if let error = error as? HTTPTimeError, error.code == .retryLater { throw error }
                 rejected += 1
                 lastError = error
             }

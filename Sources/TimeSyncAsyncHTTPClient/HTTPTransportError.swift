@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOPosix
 import NIOSSL
+import TimeSync
 
 #if canImport(Glibc)
 import Glibc
@@ -16,23 +17,40 @@ import Darwin
 ///
 /// ``HTTPTimeSource`` throws it for what goes wrong below HTTP (a refused connection, a name that
 /// does not resolve, a failed TLS handshake); what is wrong with a response that did arrive is an
-/// `HTTPTimeError`. Errors compare equal when they are the same kind of failure (`error == .refused`);
-/// ``detail`` is not compared.
-public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case refused, unreachable, dnsFailure, tlsFailure, connectionClosed, network
+/// `HTTPTimeError`. Match on ``code`` (`error.code == .refused`); ``server`` and ``detail`` say more,
+/// for people.
+public struct HTTPTransportError: TimeSyncError {
+    /// The kinds of failed connection.
+    public enum Code: Sendable, Hashable {
+        /// The server's host refused the connection: nothing accepts connections on its port.
+        case refused
+        /// No route to the server's host, or the network is down.
+        case unreachable
+        /// The host name does not resolve.
+        case dnsFailure
+        /// The TLS handshake failed: the server speaks no TLS on this port (an `https://` URL for a
+        /// plain-HTTP port), or its certificate is not trusted for the host.
+        case tlsFailure
+        /// The server closed the connection before a complete response.
+        case connectionClosed
+        /// Any other failure of the connection.
+        case network
     }
 
-    let code: Code
+    /// Which kind of failure this is.
+    public let code: Code
     /// The server (`host:port`).
     public let server: String
     /// What the network stack said, in words.
     public let detail: String
+    /// What AsyncHTTPClient or SwiftNIO threw, when this error classifies one.
+    public let underlying: (any Error)?
 
-    init(_ code: Code, server: String, detail: String = "") {
+    init(_ code: Code, server: String, detail: String = "", underlying: (any Error)? = nil) {
         self.code = code
         self.server = server
         self.detail = detail
+        self.underlying = underlying
     }
 
     /// The server's host refused the connection: nothing accepts connections on its port.
@@ -48,10 +66,6 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
     public static let connectionClosed = HTTPTransportError(.connectionClosed, server: "")
     /// Any other failure of the connection.
     public static let network = HTTPTransportError(.network, server: "")
-
-    public static func == (lhs: HTTPTransportError, rhs: HTTPTransportError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String {
         let suffix = detail.isEmpty ? "" : " (\(detail))"
@@ -70,8 +84,16 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
     /// - Parameters:
     ///   - error: What the HTTP client threw.
     ///   - server: The server, `host:port`, for the message.
-    /// - Returns: The classified error.
+    /// - Returns: The classified error, with `error` as its ``underlying`` one.
     static func classifying(_ error: any Error, server: String) -> HTTPTransportError? {
+        if let error = error as? HTTPTransportError { return error }
+        return classified(error, server: server).map {
+            HTTPTransportError($0.code, server: $0.server, detail: $0.detail, underlying: error)
+        }
+    }
+
+    /// The kind, server and detail of ``classifying(_:server:)``'s error.
+    private static func classified(_ error: any Error, server: String) -> HTTPTransportError? {
         switch error {
         case let error as HTTPTransportError:
             return error
@@ -79,7 +101,7 @@ public struct HTTPTransportError: Error, Sendable, Hashable, CustomStringConvert
             return fromErrno(error.errnoCode, server: server)
         case let error as NIOConnectionError:
             if let failure = error.connectionErrors.first {
-                return classifying(failure.error, server: server) ?? HTTPTransportError(.network, server: server, detail: "\(failure.error)")
+                return classified(failure.error, server: server) ?? HTTPTransportError(.network, server: server, detail: "\(failure.error)")
             }
             let dns = error.dnsAError ?? error.dnsAAAAError
             return HTTPTransportError(.dnsFailure, server: server, detail: dns.map { "\($0)" } ?? "")

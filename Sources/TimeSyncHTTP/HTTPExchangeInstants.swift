@@ -41,7 +41,7 @@ public struct HTTPExchangeInstants: Sendable, Hashable {
                 source: source, requestSent: requestSent, serverReceive: serverTime, serverTransmit: serverTime,
                 responseReceived: responseReceived)
         } catch {
-            throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
+            throw HTTPTimeError(.inconsistentTimestamps, underlying: error)
         }
     }
 }

@@ -2,22 +2,68 @@ import TimeSync
 
 /// Why a response could not calibrate a clock, or a measurement failed. Rejected responses change
 /// nothing.
-public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case missingTimeHeader, malformedTimeHeader, unsupportedVersion
-        case missingDate, conflictingDates, invalidDate, conflictingTimeHeaders
-        case cachedResponse, notModifiedWithoutFreshDate, nonceMissing, nonceMismatch
-        case inconsistentTimestamps, inconsistentSamples, noUsableSamples, invalidURL, invalidArgument, timeout
-        case missingTimestamp, malformedTimestamp, notHTTPResponse
+public struct HTTPTimeError: TimeSyncError {
+    /// The kinds of rejected response or failed measurement.
+    public enum Code: Sendable, Hashable {
+        /// The response carries no `TimeSync-Time` header but one was required.
+        case missingTimeHeader
+        /// The `TimeSync-Time` header is not a valid structured field, or a member is missing or of the
+        /// wrong type or range.
+        case malformedTimeHeader
+        /// The `TimeSync-Time` header names a wire-format version this library does not know.
+        case unsupportedVersion
+        /// The response carries no `Date` header.
+        case missingDate
+        /// The response carries several different `Date` values.
+        case conflictingDates
+        /// The `Date` header is not a valid HTTP-date; the ``HTTPTimeError/underlying`` `HTTPDateError`
+        /// says why.
+        case invalidDate
+        /// The response carries several `TimeSync-Time` fields that differ: which one the server meant
+        /// cannot be known, so none is used.
+        case conflictingTimeHeaders
+        /// The response came from a cache (`Age` above zero, or an unreadable `Age`): its time is stale.
+        case cachedResponse
+        /// A `304 Not Modified` that does not prove its time is fresh (no echo of the request's nonce).
+        case notModifiedWithoutFreshDate
+        /// A nonce was sent but the `TimeSync-Time` header does not echo one: cached or replayed.
+        case nonceMissing
+        /// The `TimeSync-Time` header echoes a different nonce: cached or replayed.
+        case nonceMismatch
+        /// The timestamps contradict each other or the local send/receive instants; the
+        /// ``HTTPTimeError/underlying`` `SampleError` says how.
+        case inconsistentTimestamps
+        /// Samples of one server contradict each other with no majority agreeing (replayed or lying
+        /// responses, or the server stepped its clock during the measurement).
+        case inconsistentSamples
+        /// Every response of a measurement was rejected.
+        case noUsableSamples
+        /// The URL is not an absolute `http` or `https` URL with a host.
+        case invalidURL
+        /// An argument is out of range (for example zero samples).
+        case invalidArgument
+        /// No complete response (head and body) arrived before the exchange's deadline; the detail says
+        /// how long was waited and what had arrived.
+        case timeout
+        /// The response has none of the observer's schemes (a Unix timestamp header, a custom reading).
+        case missingTimestamp
+        /// A Unix timestamp header is not digits, is outside the supported years, or two copies differ.
+        case malformedTimestamp
+        /// The load's response is not an HTTP response (a `file:` or `data:` URL, a custom protocol).
+        case notHTTPResponse
+        /// The server answered `429 Too Many Requests` or `503 Service Unavailable`: it asks to be asked
+        /// less often, or later (``HTTPTimeError/status`` and ``HTTPTimeError/retryAfter`` say what it
+        /// said). A time source polls it again no sooner than its `Retry-After`; see
+        /// ``HTTPTimeError/pollOutcome(for:)``.
         case retryLater
     }
 
-    let code: Code
-    /// The parser's complaint about the `Date` header, for ``invalidDate``.
-    public let dateError: HTTPDateError?
-    /// The core's complaint about the timestamps, for ``inconsistentTimestamps``.
-    public let sampleError: SampleError?
-    /// Free-form detail for humans (which field, which value); not part of the error's identity.
+    /// Which kind of failure this is.
+    public let code: Code
+    /// For ``invalidDate``, the parser's complaint about the `Date` header (an `HTTPDateError`); for
+    /// ``inconsistentTimestamps``, the core's complaint about the timestamps (a `SampleError`).
+    public let underlying: (any Error)?
+    /// Free-form detail for people (which field, which value), added to the message.
     public let detail: String?
     /// The response's status code, for ``retryLater``.
     public let status: Int?
@@ -26,28 +72,19 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public let retryAfter: Duration?
 
     init(
-        _ code: Code, detail: String? = nil, dateError: HTTPDateError? = nil, sampleError: SampleError? = nil,
-        status: Int? = nil, retryAfter: Duration? = nil
+        _ code: Code, detail: String? = nil, underlying: (any Error)? = nil, status: Int? = nil, retryAfter: Duration? = nil
     ) {
         self.code = code
         self.detail = detail
-        self.dateError = dateError
-        self.sampleError = sampleError
+        self.underlying = underlying
         self.status = status
         self.retryAfter = retryAfter
     }
 
     /// The same kind of error with a detail for humans (which value, how long was waited).
     public func withDetail(_ detail: String) -> HTTPTimeError {
-        HTTPTimeError(
-            code, detail: detail, dateError: dateError, sampleError: sampleError, status: status, retryAfter: retryAfter)
+        HTTPTimeError(code, detail: detail, underlying: underlying, status: status, retryAfter: retryAfter)
     }
-
-    /// Two errors are equal when they are the same kind (details aside).
-    public static func == (lhs: HTTPTimeError, rhs: HTTPTimeError) -> Bool { lhs.code == rhs.code }
-
-    /// Hashes the kind of error (consistent with ``==(_:_:)``).
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The response carries no `TimeSync-Time` header but one was required.
     public static let missingTimeHeader = HTTPTimeError(.missingTimeHeader)
@@ -63,7 +100,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The response carries several `TimeSync-Time` fields that differ: which one the server meant
     /// cannot be known, so none is used.
     public static let conflictingTimeHeaders = HTTPTimeError(.conflictingTimeHeaders)
-    /// The `Date` header is not a valid HTTP-date (see ``dateError``).
+    /// The `Date` header is not a valid HTTP-date (see ``underlying``).
     public static let invalidDate = HTTPTimeError(.invalidDate)
     /// The response came from a cache (`Age` above zero, or an unreadable `Age`): its time is stale.
     public static let cachedResponse = HTTPTimeError(.cachedResponse)
@@ -73,7 +110,7 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let nonceMissing = HTTPTimeError(.nonceMissing)
     /// The `TimeSync-Time` header echoes a different nonce: cached or replayed.
     public static let nonceMismatch = HTTPTimeError(.nonceMismatch)
-    /// The timestamps contradict each other or the local send/receive instants (see ``sampleError``).
+    /// The timestamps contradict each other or the local send/receive instants (see ``underlying``).
     public static let inconsistentTimestamps = HTTPTimeError(.inconsistentTimestamps)
     /// Samples of one server contradict each other with no majority agreeing (replayed or lying
     /// responses, or the server stepped its clock during the measurement).
@@ -108,12 +145,12 @@ public struct HTTPTimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case .missingDate: "response has no Date header"
             case .conflictingDates: "response has conflicting Date headers"
             case .conflictingTimeHeaders: "response has conflicting \(HTTPTimeHeader.name) headers"
-            case .invalidDate: "invalid Date header" + (dateError.map { ": \($0)" } ?? "")
+            case .invalidDate: "invalid Date header" + (underlying.map { ": \($0)" } ?? "")
             case .cachedResponse: "response was served from a cache (Age > 0)"
             case .notModifiedWithoutFreshDate: "304 Not Modified without proof of a fresh time"
             case .nonceMissing: "\(HTTPTimeHeader.name) does not echo the request's nonce"
             case .nonceMismatch: "\(HTTPTimeHeader.name) echoes a different nonce"
-            case .inconsistentTimestamps: "inconsistent timestamps" + (sampleError.map { ": \($0)" } ?? "")
+            case .inconsistentTimestamps: "inconsistent timestamps" + (underlying.map { ": \($0)" } ?? "")
             case .inconsistentSamples: "samples of the server contradict each other"
             case .noUsableSamples: "no usable sample: every response was rejected"
             case .invalidURL: "not an absolute http(s) URL"

@@ -139,7 +139,7 @@ public struct HTTPTimeObserver: Sendable {
         do {
             return try build()
         } catch {
-            throw HTTPTimeError(.inconsistentTimestamps, sampleError: error)
+            throw HTTPTimeError(.inconsistentTimestamps, underlying: error)
         }
     }
 
@@ -154,7 +154,7 @@ public struct HTTPTimeObserver: Sendable {
             }
             return serverTime
         } catch let error as HTTPDateError {
-            throw HTTPTimeError(.invalidDate, dateError: error)
+            throw HTTPTimeError(.invalidDate, underlying: error)
         } catch let error as HTTPTimeError {
             throw error
         } catch {

@@ -46,7 +46,7 @@ extension URLSession {
         let source = HostPort.format(host: host, port: url.port)
         let observer = HTTPTimeObserver(source: source, policy: preference, timeBase: timeBase)
         let warm = try await exchange(url, observer: observer, timeout: timeout)
-        if case .failure(let error) = warm.observation, error == .retryLater { throw error }
+        if case .failure(let error) = warm.observation, error.code == .retryLater { throw error }
         if preference == .dateOnly || (!warm.hasTimeHeader && preference == .preferTimeHeader) {
             // Without `TimeSync-Time` the first response's sample (if any) came from `Date`.
             let dates = HTTPTimeObserver(source: source, policy: .dateOnly, timeBase: timeBase)
@@ -62,11 +62,11 @@ extension URLSession {
                 switch try await exchange(url, observer: observer, timeout: timeout).observation {
                 case .success(let observation): accepted.append(observation.sample)
                 case .failure(let error):
-                    if error == .retryLater { throw error }
+                    if error.code == .retryLater { throw error }
                     rejected += 1
                     lastError = error
                 }
-            } catch let error as HTTPTimeError where error == .retryLater {
+            } catch let error as HTTPTimeError where error.code == .retryLater {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
@@ -140,11 +140,11 @@ extension URLSession {
                         throw HTTPTimeError.inconsistentSamples.withDetail("\(observer.source): \(error)")
                     }
                 case .failure(let error):
-                    if error == .retryLater { throw error }
+                    if error.code == .retryLater { throw error }
                     plan.handleFailure(from: 0)
                     lastError = error
                 }
-            } catch let error as HTTPTimeError where error == .retryLater || error == .inconsistentSamples {
+            } catch let error as HTTPTimeError where error.code == .retryLater || error.code == .inconsistentSamples {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()

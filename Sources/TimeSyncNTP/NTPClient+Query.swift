@@ -109,7 +109,7 @@ extension NTPClient {
                 let reply = try await exchange(with: address, timeout: allowed, conflictWindow: conflictWindow)
                 collected.append(try reply.sample(source: source))
                 replies.append(reply)
-            } catch let error as NTPClientError where error == .unreachable {
+            } catch let error as NTPClientError where error.code == .unreachable {
                 throw NTPClientError(.unreachable, "\(address): port unreachable")
             }
         }

@@ -1,7 +1,15 @@
 import Foundation
+import TimeSync
 
 /// A line of a hosts file that is not a server address.
-public struct NTPHostsFileError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct NTPHostsFileError: TimeSyncError {
+    /// The kinds of unusable hosts file.
+    public enum Code: Sendable, Hashable {
+        /// A line is not a server address (``NTPHostsFileError/line`` and ``NTPHostsFileError/text``
+        /// say which).
+        case notAnAddress
+    }
+
     /// The line number, from 1.
     public let line: Int
     /// The offending text, comment removed.
@@ -12,6 +20,9 @@ public struct NTPHostsFileError: Error, Sendable, Hashable, CustomStringConverti
         self.line = line
         self.text = text
     }
+
+    /// Which kind of failure this is.
+    public var code: Code { .notAnAddress }
 
     public var description: String { "line \(line): not an NTP server address: \(text)" }
 }

@@ -22,7 +22,7 @@ public struct AESSIVCMAC256: NTSCipher {
     /// - Throws: ``NTSKeyError`` when the key is not 32 bytes.
     public init(key: some Collection<UInt8>) throws(NTSKeyError) {
         let bytes = Array(key)
-        guard bytes.count == Self.keyLength else { throw NTSKeyError("an AES-SIV-CMAC-256 key has 32 bytes, not \(bytes.count)") }
+        guard bytes.count == Self.keyLength else { throw NTSKeyError(.wrongLength, "an AES-SIV-CMAC-256 key has 32 bytes, not \(bytes.count)") }
         encryptionKey = SymmetricKey(data: bytes[16..<32])
         // A 16-byte key is always valid for AES: CMAC cannot fail.
         keyedMAC = try! AES.CMAC(key: SymmetricKey(data: bytes[0..<16]))
@@ -107,10 +107,23 @@ public struct AESSIVCMAC256: NTSCipher {
 }
 
 /// A key of the wrong length, or keying material that cannot be used.
-public struct NTSKeyError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct NTSKeyError: TimeSyncError {
+    /// The kinds of unusable key.
+    public enum Code: Sendable, Hashable {
+        /// The key is not as long as the algorithm's keys (32 bytes for AES-SIV-CMAC-256).
+        case wrongLength
+    }
+
+    /// Which kind of failure this is.
+    public let code: Code
     /// What is wrong.
     public let detail: String
-    init(_ detail: String) { self.detail = detail }
+
+    init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
     public var description: String { detail }
 }
 #endif

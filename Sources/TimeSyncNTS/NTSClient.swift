@@ -128,7 +128,7 @@ public final class NTSClient: Sendable {
             if case .failure(let error as NTSReplyError) = result {
                 // A refusal that ended the exchange is counted with the datagrams dropped on the way.
                 if !error.isDroppedDatagram { state.statistics.dropped[error.reason, default: 0] += 1 }
-                if error == .negativeAcknowledgment { state.statistics.negativeAcknowledgments += 1 }
+                if error.code == .negativeAcknowledgment { state.statistics.negativeAcknowledgments += 1 }
             }
             if case .success = result { state.statistics.authenticatedReplies += 1 }
         }

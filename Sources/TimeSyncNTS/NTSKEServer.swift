@@ -79,13 +79,15 @@ public final class NTSKEServer: Service, Sendable {
         do {
             certificates = try NIOSSLCertificate.fromPEMFile(configuration.certificateChainFile)
         } catch {
-            throw NTSKeyFileError("\(configuration.certificateChainFile): not a PEM certificate chain (\(error))")
+            throw NTSKeyFileError(
+                .invalidCertificate, "\(configuration.certificateChainFile): not a PEM certificate chain (\(error))", underlying: error)
         }
-        guard !certificates.isEmpty else { throw NTSKeyFileError("\(configuration.certificateChainFile): no certificate") }
+        guard !certificates.isEmpty else { throw NTSKeyFileError(.invalidCertificate, "\(configuration.certificateChainFile): no certificate") }
         do {
             privateKey = try NIOSSLPrivateKey(file: configuration.privateKeyFile, format: .pem)
         } catch {
-            throw NTSKeyFileError("\(configuration.privateKeyFile): not a PEM private key (\(error))")
+            throw NTSKeyFileError(
+                .invalidCertificate, "\(configuration.privateKeyFile): not a PEM private key (\(error))", underlying: error)
         }
     }
 

@@ -105,7 +105,7 @@ public struct NTSKeyExchange: Sendable {
             // One context per exchange: the key log then reports this exchange's secret only.
             context = try NIOSSLContext(configuration: configuration)
         } catch {
-            throw NTSKEError(.tls, "\(name): \(error)")
+            throw NTSKEError(.tls, "\(name): \(error)", underlying: error)
         }
         let host = self.host
         let hostname: String? = IPAddress(host) == nil ? host : nil
@@ -129,7 +129,7 @@ public struct NTSKeyExchange: Sendable {
             deadline.cancel()
             promise.fail(error)
             if let error = error as? NTSKEError { throw error.prefixed(name) }
-            throw NTSKEError(.connection, "\(name): \(error)")
+            throw NTSKEError(.connection, "\(name): \(error)", underlying: error)
         }
         do {
             let records = try await promise.futureResult.get()
@@ -151,15 +151,15 @@ public struct NTSKeyExchange: Sendable {
         case let error as NIOSSLError:
             let text = "\(error)"
             if text.contains("CERTIFICATE_VERIFY_FAILED") {
-                return NTSKEError(.untrustedCertificate, "\(name): certificate verification failed")
+                return NTSKEError(.untrustedCertificate, "\(name): certificate verification failed", underlying: error)
             }
             // BoringSSL's reason, without its error stack's file names.
             let reason = text.range(of: "OPENSSL_internal:").map { text[$0.upperBound...].prefix { $0 != " " } }.map(String.init) ?? text
-            return NTSKEError(.tls, "\(name): \(reason)")
+            return NTSKEError(.tls, "\(name): \(reason)", underlying: error)
         case let error as NIOSSLExtraError:
-            return NTSKEError(.untrustedCertificate, "\(name): \(error)")
+            return NTSKEError(.untrustedCertificate, "\(name): \(error)", underlying: error)
         default:
-            return NTSKEError(.connection, "\(name): \(error)")
+            return NTSKEError(.connection, "\(name): \(error)", underlying: error)
         }
     }
 }

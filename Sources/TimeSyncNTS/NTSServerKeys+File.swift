@@ -17,14 +17,14 @@ extension NTSServerKeys {
         do {
             bytes = try OwnerOnlyFile.contents(of: path, limit: Self.maximumFileSize + 1)
         } catch {
-            throw NTSKeyFileError("\(error)")
+            throw NTSKeyFileError(.untrustedFile, "\(error)")
         }
         guard let bytes else {
             if configuration.role == .writer { return [] }
-            throw NTSKeyFileError("\(path): no such file; start the key-exchange server (the writer) first")
+            throw NTSKeyFileError(.noKeys, "\(path): no such file; start the key-exchange server (the writer) first")
         }
         guard bytes.count <= Self.maximumFileSize else {
-            throw NTSKeyFileError("\(path): larger than \(Self.maximumFileSize) bytes, not a TimeSync NTS key file")
+            throw NTSKeyFileError(.malformed, "\(path): larger than \(Self.maximumFileSize) bytes, not a TimeSync NTS key file")
         }
         return try Self.parse(String(decoding: bytes, as: UTF8.self), path: path)
     }
@@ -52,22 +52,26 @@ extension NTSServerKeys {
             let trimmed = line.split(whereSeparator: \.isWhitespace)
             if trimmed.isEmpty || trimmed[0].hasPrefix("#") { continue }
             if !sawHeader {
-                guard trimmed == ["timesync-nts-keys", "1"] else { throw NTSKeyFileError("\(path):\(index + 1): not a TimeSync NTS key file (version 1)") }
+                guard trimmed == ["timesync-nts-keys", "1"] else {
+                    throw NTSKeyFileError(.malformed, "\(path):\(index + 1): not a TimeSync NTS key file (version 1)")
+                }
                 sawHeader = true
                 continue
             }
             guard trimmed.count == 3, trimmed[0].count == 8, let id = Hex.decode(trimmed[0]), let seconds = Int64(trimmed[1]),
                 (0...(Int64(1) << 34)).contains(seconds), let key = Hex.decode(trimmed[2]), key.count == 32
-            else { throw NTSKeyFileError("\(path):\(index + 1): expected 'IDENTIFIER(8 hex) CREATED(Unix seconds) KEY(64 hex)'") }
+            else { throw NTSKeyFileError(.malformed, "\(path):\(index + 1): expected 'IDENTIFIER(8 hex) CREATED(Unix seconds) KEY(64 hex)'") }
             let value = Self.identifier(id[...])
-            guard !keys.contains(where: { $0.id == value }) else { throw NTSKeyFileError("\(path):\(index + 1): key \(trimmed[0]) appears twice") }
+            guard !keys.contains(where: { $0.id == value }) else {
+                throw NTSKeyFileError(.malformed, "\(path):\(index + 1): key \(trimmed[0]) appears twice")
+            }
             do {
                 keys.append(try MasterKey(id: value, created: UnixTime(seconds: seconds), key: key))
             } catch {
-                throw NTSKeyFileError("\(path):\(index + 1): \(error)")
+                throw NTSKeyFileError(.malformed, "\(path):\(index + 1): \(error)", underlying: error)
             }
         }
-        guard sawHeader else { throw NTSKeyFileError("\(path): empty, not a TimeSync NTS key file") }
+        guard sawHeader else { throw NTSKeyFileError(.malformed, "\(path): empty, not a TimeSync NTS key file") }
         return keys
     }
 
@@ -75,14 +79,14 @@ extension NTSServerKeys {
         let temporary = path + ".tmp"
         // Created afresh, 0600, never through a link planted at the temporary name.
         if unlink(temporary) != 0, errno != ENOENT {
-            throw NTSKeyFileError("\(temporary): cannot be removed: \(OwnerOnlyFile.systemError(errno))")
+            throw NTSKeyFileError(.unwritable, "\(temporary): cannot be removed: \(OwnerOnlyFile.systemError(errno))")
         }
         if let failure = OwnerOnlyFile.create(temporary, bytes: Array(format(keys).utf8)) {
-            throw NTSKeyFileError("\(temporary): cannot be written: \(OwnerOnlyFile.systemError(failure))")
+            throw NTSKeyFileError(.unwritable, "\(temporary): cannot be written: \(OwnerOnlyFile.systemError(failure))")
         }
         // rename(2) replaces the file at once: a reader sees the old keys or the new, never half a file.
         guard rename(temporary, path) == 0 else {
-            throw NTSKeyFileError("\(path): cannot be replaced: \(String(cString: strerror(errno)))")
+            throw NTSKeyFileError(.unwritable, "\(path): cannot be replaced: \(String(cString: strerror(errno)))")
         }
     }
 }

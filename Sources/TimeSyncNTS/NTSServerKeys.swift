@@ -102,13 +102,15 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
             do {
                 try OwnerOnlyFile.checkDirectory(directory)
             } catch {
-                throw NTSKeyFileError("\(error)")
+                throw NTSKeyFileError(.untrustedFile, "\(error)")
             }
         }
         if configuration.role == .reader {
-            guard configuration.directory != nil else { throw NTSKeyFileError("a reader needs the directory the key-exchange server writes") }
+            guard configuration.directory != nil else {
+                throw NTSKeyFileError(.noKeys, "a reader needs the directory the key-exchange server writes")
+            }
             let keys = try load()
-            guard !keys.isEmpty else { throw NTSKeyFileError("\(path ?? ""): no key; start the key-exchange server (the writer) first") }
+            guard !keys.isEmpty else { throw NTSKeyFileError(.noKeys, "\(path ?? ""): no key; start the key-exchange server (the writer) first") }
             state.withLockedValue { $0.keys = keys }
         } else {
             // A file that is there but does not parse is an error, never replaced: the fleet reads it.
@@ -221,10 +223,36 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
 }
 
 /// A key file that cannot be read, written or parsed, or a reader with no keys: nothing changes.
-public struct NTSKeyFileError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct NTSKeyFileError: TimeSyncError {
+    /// The kinds of unusable key file.
+    public enum Code: Sendable, Hashable {
+        /// The key file or its directory is not one this process's user alone controls (or cannot be
+        /// checked): keys another user could plant or read are not used.
+        case untrustedFile
+        /// A reader has no key to check cookies with: no directory, no key file, or no key in it.
+        case noKeys
+        /// The file is not a TimeSync NTS key file, or a line of it does not parse.
+        case malformed
+        /// The writer cannot write or replace the file.
+        case unwritable
+        /// The key-exchange server's certificate chain or private key is not a PEM file, or the chain
+        /// holds no certificate.
+        case invalidCertificate
+    }
+
+    /// Which kind of failure this is.
+    public let code: Code
     /// The file, the line and what is wrong.
     public let detail: String
-    init(_ detail: String) { self.detail = detail }
+    /// What the key's cipher or the TLS library threw, when this error reports one.
+    public let underlying: (any Error)?
+
+    init(_ code: Code, _ detail: String, underlying: (any Error)? = nil) {
+        self.code = code
+        self.detail = detail
+        self.underlying = underlying
+    }
+
     public var description: String { "NTS key file: \(detail)" }
 }
 #endif

@@ -37,7 +37,7 @@ extension RoughtimeClient {
             attempts += 1
             do {
                 exchanges.append(try await exchange(timeout: min(timeout, timeBase.monotonicNow().duration(to: deadline))))
-            } catch let error as RoughtimeError where error == .timeout {
+            } catch let error as RoughtimeError where error.code == .timeout {
                 lastLoss = error
             }
         }

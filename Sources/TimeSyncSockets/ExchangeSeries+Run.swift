@@ -20,14 +20,14 @@ extension ExchangeSeries {
                 do {
                     try await exchange(allowed)
                     answer()
-                } catch let error as NTPClientError where error == .unreachable {
+                } catch let error as NTPClientError where error.code == .unreachable {
                     throw error
                 } catch let error as NTSKEError {
                     throw error  // no keys: nothing more to try
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    let timedOut = (error as? NTPClientError) == .timeout
+                    let timedOut = (error as? NTPClientError)?.code == .timeout
                     guard fail(error, timedOut: timedOut, at: timeBase.monotonicNow()) else { throw error }
                 }
             }

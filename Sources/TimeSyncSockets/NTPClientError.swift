@@ -1,10 +1,30 @@
+import TimeSync
+
 /// Why an NTP exchange produced no reply (rejected replies throw `NTPReplyError` instead).
-public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible {
-    package enum Code: Sendable, Hashable {
-        case timeout, dnsFailure, noAddresses, localAddresses, network, invalidServerAddress, unreachable
+///
+/// Match on ``code`` (`error.code == .timeout`); ``detail`` says more, for people.
+public struct NTPClientError: TimeSyncError {
+    /// The kinds of failed exchange.
+    public enum Code: Sendable, Hashable {
+        /// No acceptable reply within the timeout; ``NTPClientError/detail`` says how long was waited.
+        case timeout
+        /// The host name could not be resolved.
+        case dnsFailure
+        /// The host name resolved to no usable address.
+        case noAddresses
+        /// The host name resolved only to loopback, private or link-local addresses, which a name is not
+        /// used with unless its `AddressPolicy` allows them (an IP literal or `localhost` always works).
+        case localAddresses
+        /// The request could not be sent (no route, network down, …).
+        case network
+        /// A server address that does not parse (`host`, `host:port`, `[v6]:port`, `ntp://host:port`).
+        case invalidServerAddress
+        /// The server's host answered that nothing listens on the port (ICMP port unreachable).
+        case unreachable
     }
 
-    package let code: Code
+    /// Which kind of failure this is.
+    public let code: Code
     /// Details: the host name, the resolver's or the socket's message.
     public let detail: String
 
@@ -28,11 +48,6 @@ public struct NTPClientError: Error, Sendable, Hashable, CustomStringConvertible
     public static let unreachable = NTPClientError(.unreachable)
     /// A server address that does not parse (`host`, `host:port`, `[v6]:port`, `ntp://host:port`).
     public static let invalidServerAddress = NTPClientError(.invalidServerAddress)
-
-    /// Errors compare equal when they are the same kind of failure; ``detail`` is not compared.
-    public static func == (lhs: NTPClientError, rhs: NTPClientError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String {
         let suffix = detail.isEmpty ? "" : ": \(detail)"

@@ -5,9 +5,20 @@ import TimeSync
 /// to its uncertainty; it counts its requests and fails while told to.
 public final class ScriptedTimeSource: TimeSource {
     /// The error ``measure(timeout:)`` throws while ``failing`` is set.
-    public struct Unreachable: Error, Sendable, Hashable {
+    public struct Unreachable: TimeSyncError {
+        /// The one kind of failure a scripted source has.
+        public enum Code: Sendable, Hashable {
+            /// The source is told to fail.
+            case unreachable
+        }
+
         /// Creates the error.
         public init() {}
+
+        /// Which kind of failure this is.
+        public var code: Code { .unreachable }
+
+        public var description: String { "Unreachable()" }
     }
 
     public let name: String

@@ -16,7 +16,7 @@ import FoundationNetworking
 extension CommandFailure {
     #if CLI
     static func httpTransport(_ error: HTTPTransportError) -> CommandFailure {
-        switch error {
+        switch error.code {
         case .refused:
             return CommandFailure(
                 kind: .refused, message: "\(error)",
@@ -67,7 +67,7 @@ extension CommandFailure {
     }
 
     static func httpTime(_ error: HTTPTimeError, at: String) -> CommandFailure {
-        switch error {
+        switch error.code {
         case .invalidURL, .invalidArgument:
             return .invalidArgument("\(error)", help: "Give http://HOST[:PORT][/PATH] or https://….")
         case .timeout:
@@ -90,7 +90,7 @@ extension CommandFailure {
     /// A server that could not bind its address: what to do depends only on why.
     static func bindFailure(_ error: ServerBindError) -> CommandFailure {
         let message = error.description
-        switch error {
+        switch error.code {
         case .addressInUse:
             return addressInUse(protocol: error.transport, host: error.host, port: error.port, message: message)
         case .permissionDenied:

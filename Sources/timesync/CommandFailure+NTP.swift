@@ -14,7 +14,7 @@ import FoundationNetworking
 /// What NTP and NTS failures mean for the user of the CLI.
 extension CommandFailure {
     static func ntpClient(_ error: NTPClientError, at: String) -> CommandFailure {
-        switch error {
+        switch error.code {
         case .invalidServerAddress:
             return .invalidArgument("\(error)", help: "Give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300 (port 1-65535).")
         case .timeout:
@@ -38,7 +38,7 @@ extension CommandFailure {
 
     #if CLI
     static func ntsKeyExchange(_ error: NTSKEError) -> CommandFailure {
-        switch error {
+        switch error.code {
         case .untrustedCertificate:
             return CommandFailure(
                 kind: .tlsFailure, message: "\(error)",
@@ -60,7 +60,7 @@ extension CommandFailure {
     #endif
 
     static func ntpReply(_ error: NTPReplyError, at: String) -> CommandFailure {
-        switch error {
+        switch error.code {
         case .kissOfDeath:
             let code = error.kissCode.map { "\($0)" } ?? "?"
             return CommandFailure(

@@ -5,7 +5,7 @@ import TimeSyncRoughtime
 extension CommandFailure {
     static func roughtime(_ error: RoughtimeError, at: String) -> CommandFailure {
         if let usage = roughtimeURL(error) { return usage }
-        switch error {
+        switch error.code {
         case .timeout:
             return CommandFailure(
                 kind: .timeout, message: "\(error)",
@@ -33,7 +33,7 @@ extension CommandFailure {
     /// The usage error of a malformed `roughtime://` URL, with what to give instead; `nil` for any
     /// other error (a key that is not one included).
     static func roughtimeURL(_ error: RoughtimeError) -> CommandFailure? {
-        switch error {
+        switch error.code {
         case .invalidURL:
             .invalidArgument(error.detail, help: "e.g. roughtime://roughtime.example:2002?key=AW5uAoTSTDfG5NfY1bTh08GUnOqlRb+HVhbJ3ODJvsE=")
         case .missingKey: .invalidArgument(error.detail, help: "Pin the server's long-term public key: ?key=BASE64.")

@@ -129,7 +129,7 @@ extension CommandFailure {
             if let ntp = error.ntp { return ntpReply(ntp, at: at) }
             return CommandFailure(
                 kind: .unauthenticated, message: "no authenticated reply from\(at): \(error)",
-                help: error == .negativeAcknowledgment
+                help: error.code == .negativeAcknowledgment
                     ? "Query again: the next query makes a new key exchange."
                     : "Query again from another network; if it persists, someone on the path alters or forges the server's replies.")
         case let error as NTSKeyFileError:

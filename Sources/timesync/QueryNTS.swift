@@ -17,7 +17,7 @@ func runNTSQuery(_ server: NTSServerURL, samples: Int, timeout: Double, caFiles:
     let query: NTSQueryResult
     do {
         query = try await client.query(samples: max(1, samples), interval: .milliseconds(250), timeout: .seconds(double: timeout))
-    } catch let error as NTPClientError where error == .unreachable {
+    } catch let error as NTPClientError where error.code == .unreachable {
         throw CommandFailure(
             kind: .refused, message: "nothing listens on the NTP server the key exchange of \(server.description) named: \(error.detail)",
             help: "The key-exchange server sends its clients to an NTP server that is down or closed: tell its operator, or use another server.")

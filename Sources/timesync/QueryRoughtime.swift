@@ -18,9 +18,9 @@ func runRoughtimeQuery(_ server: RoughtimeServerURL, samples: Int, timeout: Doub
     let result: RoughtimeQueryResult
     do {
         result = try await client.query(samples: max(1, samples), interval: .milliseconds(250), timeout: .seconds(double: timeout))
-    } catch let error as NTPClientError where error == .unreachable {
+    } catch let error as NTPClientError where error.code == .unreachable {
         throw roughtimeRefused(server)
-    } catch let error as RoughtimeError where error == .contradictorySignatures {
+    } catch let error as RoughtimeError where error.code == .contradictorySignatures {
         throw CommandFailure(
             kind: .noMajority,
             message: "\(server.description) signed times that cannot all hold, even widened by each round trip: \(error.detail)",

@@ -59,7 +59,7 @@ struct RoughtimeQuery: AsyncParsableCommand {
             let exchange: RoughtimeClient.Exchange
             do {
                 exchange = try await client.exchange(nonce: chained ? chain.nonce(blind: blind) : nil, timeout: .seconds(double: timeout))
-            } catch let error as NTPClientError where error == .unreachable {
+            } catch let error as NTPClientError where error.code == .unreachable {
                 throw roughtimeRefused(server)
             } catch {
                 throw CommandFailure.from(error, server: server.description)

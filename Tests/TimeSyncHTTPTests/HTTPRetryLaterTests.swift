@@ -17,7 +17,7 @@ struct HTTPRetryLaterTests {
     @Test("429 with delta-seconds: the error carries both, the outcome waits that long")
     func tooManyRequestsWithDelta() throws {
         let error = try #require(Self.error(429, [("retry-after", "3600")]))
-        #expect(error == .retryLater && error.status == 429 && error.retryAfter == .seconds(3600))
+        #expect(error.code == .retryLater && error.status == 429 && error.retryAfter == .seconds(3600))
         #expect(error.pollOutcome == .retryAfter(.seconds(3600)))
         #expect(PollOutcome(failure: error) == .retryAfter(.seconds(3600)))
         #expect(error.description == "the server answered 429, retry after 3600 s")

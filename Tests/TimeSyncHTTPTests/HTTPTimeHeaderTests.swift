@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 @testable import TimeSyncHTTP
 
@@ -59,7 +60,7 @@ struct HTTPTimeHeaderTests {
             ("v=1, s=10, t2=1, t3=2,", .malformedTimeHeader),
         ] as [(String, HTTPTimeError)])
     func malformed(_ value: String, error: HTTPTimeError) {
-        #expect(throws: error) { try HTTPTimeHeader(parsing: value) }
+        expectThrows(error) { try HTTPTimeHeader(parsing: value) }
     }
 
     @Test("nonces: generated ones are valid and reproducible from a seed; only strings are echoed")

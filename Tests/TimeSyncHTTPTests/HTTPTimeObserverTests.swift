@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 import TimeSyncHTTP
 
@@ -46,7 +47,7 @@ struct HTTPTimeObserverTests {
         #expect(try dateOnly.observe(status: 200, headers: headers, requestSent: Self.t1, responseReceived: Self.t4).scheme == .date)
         var headerOnly = observer
         headerOnly.schemes = HTTPTimeScheme.schemes(for: .timeHeaderOnly)
-        #expect(throws: HTTPTimeError.missingTimeHeader) {
+        expectThrows(HTTPTimeError.missingTimeHeader) {
             try headerOnly.observe(status: 200, headers: [headers[0]], requestSent: Self.t1, responseReceived: Self.t4)
         }
     }
@@ -69,7 +70,7 @@ struct HTTPTimeObserverTests {
             (200, [("TimeSync-Time", "v=1, s=1763701484, t2=5, t3=4")], nil, .inconsistentTimestamps),
         ] as [(Int, [(String, String)], String?, HTTPTimeError)])
     func rejections(status: Int, headers: [(String, String)], nonce: String?, error: HTTPTimeError) {
-        #expect(throws: error) {
+        expectThrows(error) {
             try observer.observe(
                 status: status, headers: headers.map { (name: $0.0, value: $0.1) }, requestSent: Self.t1,
                 responseReceived: Self.t4, nonce: nonce)
@@ -92,8 +93,8 @@ struct HTTPTimeObserverTests {
                 responseReceived: Self.t4)
             Issue.record("expected an error")
         } catch {
-            #expect(error == .invalidDate)
-            #expect(error.dateError == .weekdayMismatch)
+            #expect(error.code == .invalidDate)
+            #expect((error.underlying as? HTTPDateError)?.code == .weekdayMismatch)
         }
     }
 

@@ -24,7 +24,7 @@ import TimeSyncTesting
             _ = try await URLSession.shared.timeMeasurement(of: URL(string: url)!, samples: samples, timeBase: base)
             Issue.record("\(url), \(samples) samples: measured")
         } catch let error as HTTPTimeError {
-            #expect(error == .invalidArgument, "\(error)")
+            #expect(error.code == .invalidArgument, "\(error)")
             #expect(error.description.contains(says), "\(error)")
         }
     }
@@ -38,7 +38,7 @@ import TimeSyncTesting
             _ = try await URLSession.shared.timeSyncData(for: request, observer: observer)
             Issue.record("a data: URL's response was taken as HTTP")
         } catch let error as HTTPTimeError {
-            #expect(error == .notHTTPResponse, "\(error)")
+            #expect(error.code == .notHTTPResponse, "\(error)")
             #expect(error.description.contains("data:text/plain"), "\(error)")
         }
     }

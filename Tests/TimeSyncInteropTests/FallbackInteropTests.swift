@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncHTTP
 import TimeSyncHummingbird
 import TimeSyncNTP
@@ -144,7 +145,7 @@ struct LocalAddressInteropTests {
         }
         try await withNTPServer(timeBase: SystemTimeBase()) { _, address in
             let port = try #require(address.port)
-            let error = await #expect(throws: NTPClientError.localAddresses) {
+            let error = await expectThrows(NTPClientError.localAddresses) {
                 try await NTPClient().query(host: name, port: port, timeout: .seconds(1))
             }
             #expect(error?.description.contains("127.") == true, "\(String(describing: error))")

@@ -28,7 +28,7 @@ struct HTTPDeadlineTests {
                 _ = try await source.exchange()
                 Issue.record("a stalled body completed")
             } catch let error as HTTPTimeError {
-                #expect(error == .timeout)
+                #expect(error.code == .timeout)
                 #expect(error.description.contains("the body did not complete"), "\(error)")
             }
             let waited = started.duration(to: timeBase.monotonicNow())
@@ -49,7 +49,7 @@ struct HTTPDeadlineTests {
         do {
             _ = try await source.exchange()
         } catch let error as HTTPTimeError {
-            #expect(error == .timeout)
+            #expect(error.code == .timeout)
             #expect(error.description.contains("no response head"), "\(error)")
         } catch {
             // AsyncHTTPClient's own deadline (the same instant) may win the race for the head.

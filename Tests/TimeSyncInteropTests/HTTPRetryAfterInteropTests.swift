@@ -8,6 +8,7 @@ import Hummingbird
 import Logging
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 import TimeSyncHummingbird
@@ -49,7 +50,7 @@ struct HTTPRetryAfterInteropTests {
                 _ = try await source.measure(timeout: .seconds(5))
                 Issue.record("a 429 gave a sample")
             } catch let error as HTTPTimeError {
-                #expect(error == .retryLater)
+                #expect(error.code == .retryLater)
                 #expect(error.status == 429 && error.retryAfter == .seconds(3600), "\(error)")
                 #expect(source.pollOutcome(for: error) == .retryAfter(.seconds(3600)))
                 var schedule = PollSchedule()
@@ -68,7 +69,7 @@ struct HTTPRetryAfterInteropTests {
             let session = URLSession(configuration: .ephemeral)
             defer { session.invalidateAndCancel() }
             let source = URLSessionTimeSource(url: URL(string: "http://127.0.0.1:\(port)/time")!, session: session)
-            let error = await #expect(throws: HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
+            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
             let typed = try #require(error)
             #expect(typed.status == 429 && typed.retryAfter == .seconds(3600))
             #expect(source.pollOutcome(for: typed) == .retryAfter(.seconds(3600)))
@@ -83,7 +84,7 @@ struct HTTPRetryAfterInteropTests {
         try await Self.withServer(status: .serviceUnavailable, headers: [.retryAfter: later]) { port, requests in
             let client = HTTPTimeSource.makeClient()
             let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, policy: .dateOnly)
-            let error = await #expect(throws: HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
+            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
             let wait = try #require(error?.retryAfter)
             #expect(wait > .seconds(115) && wait <= .seconds(121), "\(wait)")
             #expect(requests() == 1)
@@ -92,7 +93,7 @@ struct HTTPRetryAfterInteropTests {
         try await Self.withServer(status: .tooManyRequests, headers: [:]) { port, _ in
             let client = HTTPTimeSource.makeClient()
             let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client)
-            let error = await #expect(throws: HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
+            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
             #expect(source.pollOutcome(for: try #require(error)) == .slowDown)
             try await client.shutdown()
         }

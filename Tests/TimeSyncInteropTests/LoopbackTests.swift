@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTestSupport
 import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
@@ -65,11 +66,11 @@ struct LoopbackTests {
 
     @Test("invalid URLs and sample counts are typed errors")
     func invalidArguments() async throws {
-        #expect(throws: HTTPTimeError.invalidURL) { try HTTPTimeSource(url: "ftp://example.com/", logger: Logger(label: "t")) }
-        #expect(throws: HTTPTimeError.invalidURL) { try HTTPTimeSource(url: "/relative", logger: Logger(label: "t")) }
+        expectThrows(HTTPTimeError.invalidURL) { try HTTPTimeSource(url: "ftp://example.com/", logger: Logger(label: "t")) }
+        expectThrows(HTTPTimeError.invalidURL) { try HTTPTimeSource(url: "/relative", logger: Logger(label: "t")) }
         let source = try HTTPTimeSource(url: "http://127.0.0.1:9/", logger: Logger(label: "t"))
         #expect(source.source == "127.0.0.1:9")
-        await #expect(throws: HTTPTimeError.invalidArgument) { try await source.measure(samples: 0) }
+        await expectThrows(HTTPTimeError.invalidArgument) { try await source.measure(samples: 0) }
     }
 }
 

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP
 import TimeSyncNTPServer
@@ -27,7 +28,7 @@ import FoundationNetworking
         let server = NTPServerAddress(host: "127.0.0.1", port: try #require(silent.address.port))
         let clock = ContinuousClock()
         let started = clock.now
-        await #expect(throws: NTPClientError.timeout) {
+        await expectThrows(NTPClientError.timeout) {
             try await NTPClient().samples(of: server, source: "silent", timeout: .seconds(1), samples: 4, interval: .milliseconds(250))
         }
         let elapsed = clock.now - started
@@ -71,7 +72,7 @@ import FoundationNetworking
         let source = NTPTimeSource(NTPServerAddress(host: "localhost", port: port))
         let clock = ContinuousClock()
         let started = clock.now
-        await #expect(throws: NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
+        await expectThrows(NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
         let elapsed = clock.now - started
         print("NTP measurement, a name with 2 silent addresses, 1 s timeout: ended after \(elapsed)")
         #expect(elapsed < .milliseconds(1500), "\(elapsed)")
@@ -90,7 +91,7 @@ import FoundationNetworking
                 host: "127.0.0.1", port: kePort, configuration: .init(trust: .init(additionalAuthorities: [credentials.certificate])))
             let clock = ContinuousClock()
             let started = clock.now
-            await #expect(throws: NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
+            await expectThrows(NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
             let elapsed = clock.now - started
             print("NTS measurement, key exchange then a silent NTP server, 1 s timeout: ended after \(elapsed)")
             #expect(elapsed < .milliseconds(1500), "\(elapsed)")
@@ -106,7 +107,7 @@ import FoundationNetworking
         let source = RoughtimeTimeSource(client: client)
         let clock = ContinuousClock()
         let started = clock.now
-        await #expect(throws: RoughtimeError.timeout) { try await source.measure(timeout: .seconds(1)) }
+        await expectThrows(RoughtimeError.timeout) { try await source.measure(timeout: .seconds(1)) }
         let elapsed = clock.now - started
         print("Roughtime measurement, a silent server, 1 s timeout: ended after \(elapsed)")
         #expect(elapsed < .milliseconds(1500), "\(elapsed)")

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncNTP
 import TimeSyncNTPServer
 import TimeSyncNTS
@@ -184,7 +185,7 @@ import TimeSyncTestSupport
             // Two rotations with two keys kept: the client's cookies are under a key no longer held.
             try keys.rotate()
             try keys.rotate()
-            await #expect(throws: NTSReplyError.negativeAcknowledgment) { try await client.exchange(timeout: .seconds(1)) }
+            await expectThrows(NTSReplyError.negativeAcknowledgment) { try await client.exchange(timeout: .seconds(1)) }
             let renewed = try await client.exchange(timeout: .seconds(2))
             #expect(renewed.keyExchange != nil, "a new key exchange after the NAK")
             #expect(client.statistics.keyExchanges == 2)
@@ -199,7 +200,7 @@ import TimeSyncTestSupport
         defer { try? FileManager.default.removeItem(atPath: credentials.directory) }
         try await Self.withOurServers(shift: .zero, credentials: credentials) { _, keyExchange, kePort in
             let client = NTSClient(host: "127.0.0.1", port: kePort)
-            await #expect(throws: NTSKEError.untrustedCertificate) { try await client.exchange(timeout: .seconds(2)) }
+            await expectThrows(NTSKEError.untrustedCertificate) { try await client.exchange(timeout: .seconds(2)) }
             #expect(client.statistics.keyExchanges == 0)
             if let binary = Interop.timesyncBinary() {
                 let run = try await ChildProcess.run(binary, ["query", "nts://127.0.0.1:\(kePort)", "--json"])
@@ -288,17 +289,17 @@ import TimeSyncTestSupport
             defer { Task { await relay.get()?.close() } }
             switch tampering {
             case .flip:
-                await #expect(throws: NTSReplyError.authenticationFailed) { try await client.exchange(timeout: .seconds(1)) }
+                await expectThrows(NTSReplyError.authenticationFailed) { try await client.exchange(timeout: .seconds(1)) }
             case .strip:
-                await #expect(throws: NTSReplyError.unauthenticated) { try await client.exchange(timeout: .seconds(1)) }
+                await expectThrows(NTSReplyError.unauthenticated) { try await client.exchange(timeout: .seconds(1)) }
             case .replay:
                 _ = try await client.exchange(timeout: .seconds(1))  // the first reply passes untouched
-                await #expect(throws: NTSReplyError(ntp: .originMismatch)) { try await client.exchange(timeout: .seconds(1)) }
+                await expectThrows(NTSReplyError(ntp: .originMismatch)) { try await client.exchange(timeout: .seconds(1)) }
             case .race:
                 let exchange = try await client.exchange(timeout: .seconds(1))
                 let offset = try exchange.reply.sample(source: "race").offset.midpoint
                 #expect(abs(offset - (SystemTimeBase().wallNow().nanoseconds - SystemTimeBase().monotonicNow().nanoseconds)) < 50_000_000, "the genuine reply, not the forgery")
-                #expect(exchange.dropped == [.authenticationFailed], "the forgery was seen and dropped")
+                #expect(exchange.dropped.map(\.code) == [.authenticationFailed], "the forgery was seen and dropped")
             }
             let statistics = client.statistics
             print("NTS through a relay that does \(tampering): dropped \(statistics.dropped), \(statistics.authenticatedReplies) authenticated replies used; server answered \(try await ntp.statistics().authenticatedReplies)")

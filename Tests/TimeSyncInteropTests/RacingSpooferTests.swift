@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncNTP
 import TimeSyncNTPServer
 import TimeSyncTestSupport
@@ -24,11 +25,11 @@ import TimeSyncTestSupport
     func theClientDiscardsARacedExchange(_ replies: (Duration, Duration)) async throws {
         let fake = try await Self.racing(first: replies.0, second: replies.1)
         defer { Task { await fake.close() } }
-        await #expect(throws: NTPReplyError.conflictingReplies) {
+        await expectThrows(NTPReplyError.conflictingReplies) {
             try await NTPClient().exchange(with: fake.address, timeout: .seconds(2))
         }
         // One query of four samples: the first raced exchange ends it.
-        await #expect(throws: NTPReplyError.conflictingReplies) {
+        await expectThrows(NTPReplyError.conflictingReplies) {
             try await NTPClient().query(host: "127.0.0.1", port: fake.address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(10))
         }
     }

@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import UDPRelay
 import TimeSyncTestSupport
 import TimeSyncNTP
@@ -47,7 +48,7 @@ import TimeSyncNTPServer
     @Test func totalLossDropsEverything() async throws {
         try await withNTPServer { _, address in
             let relay = try await UDPRelay.start(upstream: address, configuration: UDPRelayConfiguration(downstreamLoss: 1))
-            await #expect(throws: NTPClientError.timeout) {
+            await expectThrows(NTPClientError.timeout) {
                 try await NTPClient().exchange(with: relay.localAddress, timeout: .milliseconds(200))
             }
             let statistics = try await relay.statistics()

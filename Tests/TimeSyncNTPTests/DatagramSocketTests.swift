@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 @testable import TimeSyncNTP
 @testable import TimeSyncSockets
@@ -33,7 +34,7 @@ import TimeSyncTesting
         let port = try Peer().port  // bound, then closed: nothing listens there now
         let socket = try DatagramSocket(connectingTo: try #require(IPEndpoint(host: "127.0.0.1", port: Int(port))), timeBase: ManualTimeBase())
         try socket.send([1, 2, 3])
-        await #expect(throws: NTPClientError.unreachable) {
+        await expectThrows(NTPClientError.unreachable) {
             _ = try await socket.next()
         }
         socket.close()

@@ -23,7 +23,7 @@ struct NTPServerAddressTests {
             _ = try NTPServerAddress(validating: text)
             Issue.record("'\(text)' was accepted")
         } catch {
-            #expect(error == .invalidServerAddress)
+            #expect(error.code == .invalidServerAddress)
             #expect(error.description.hasPrefix("invalid NTP server address: '\(text)': "), "\(error)")
             #expect(error.description.contains(reason), "\(error)")
         }

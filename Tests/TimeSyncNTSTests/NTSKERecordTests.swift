@@ -1,6 +1,7 @@
 #if NTS
 import Testing
 import TimeSync
+import TimeSyncFixtures
 @testable import TimeSyncNTS
 
 /// NTS-KE records and messages (RFC 8915 §4): reading streams in pieces, requests and responses, and
@@ -33,32 +34,32 @@ import TimeSync
 
     @Test func streamsThatBreakTheRulesAreRefused() throws {
         var decoder = NTSKERecordDecoder(maximumMessageSize: 64)
-        #expect(throws: NTSKEError.messageTooLarge) { try decoder.append([UInt8](repeating: 0, count: 65)) }
+        expectThrows(NTSKEError.messageTooLarge) { try decoder.append([UInt8](repeating: 0, count: 65)) }
         var after = NTSKERecordDecoder(maximumMessageSize: 64)
-        #expect(throws: NTSKEError.malformedMessage) { try after.append(NTSKERecord.endOfMessage.encoded() + [0]) }
+        expectThrows(NTSKEError.malformedMessage) { try after.append(NTSKERecord.endOfMessage.encoded() + [0]) }
         var body = NTSKERecordDecoder(maximumMessageSize: 64)
-        #expect(throws: NTSKEError.malformedMessage) { try body.append([0x80, 0, 0, 1, 9]) }
+        expectThrows(NTSKEError.malformedMessage) { try body.append([0x80, 0, 0, 1, 9]) }
     }
 
     @Test func responsesThatCannotBeUsedAreRefusedWithTheReason() throws {
         let good: [NTSKERecord] = [.nextProtocol([0]), .aeadAlgorithm([15]), .newCookie(cookie)]
         #expect(try NTSKEResponse(records: decode(good)).cookies == [cookie])
-        #expect(throws: NTSKEError.serverError) { try NTSKEResponse(records: decode([.error(.badRequest)])) }
-        #expect(throws: NTSKEError.unsupportedProtocol) { try NTSKEResponse(records: decode([.nextProtocol([]), .aeadAlgorithm([15]), .newCookie(cookie)])) }
-        #expect(throws: NTSKEError.unsupportedAlgorithm) { try NTSKEResponse(records: decode([.nextProtocol([0]), .aeadAlgorithm([30]), .newCookie(cookie)])) }
-        #expect(throws: NTSKEError.noCookies) { try NTSKEResponse(records: decode([.nextProtocol([0]), .aeadAlgorithm([15])])) }
-        #expect(throws: NTSKEError.unrecognizedCriticalRecord) {
+        expectThrows(NTSKEError.serverError) { try NTSKEResponse(records: decode([.error(.badRequest)])) }
+        expectThrows(NTSKEError.unsupportedProtocol) { try NTSKEResponse(records: decode([.nextProtocol([]), .aeadAlgorithm([15]), .newCookie(cookie)])) }
+        expectThrows(NTSKEError.unsupportedAlgorithm) { try NTSKEResponse(records: decode([.nextProtocol([0]), .aeadAlgorithm([30]), .newCookie(cookie)])) }
+        expectThrows(NTSKEError.noCookies) { try NTSKEResponse(records: decode([.nextProtocol([0]), .aeadAlgorithm([15])])) }
+        expectThrows(NTSKEError.unrecognizedCriticalRecord) {
             try NTSKEResponse(records: decode(good + [NTSKERecord(type: 0x4000, isCritical: true)]))
         }
         #expect(try NTSKEResponse(records: decode(good + [NTSKERecord(type: 0x4000, isCritical: false)])).cookies.count == 1, "an unknown record that is not critical is skipped")
-        #expect(throws: NTSKEError.badServerNegotiation) { try NTSKEResponse(records: decode(good + [.ntpPort(0)])) }
-        #expect(throws: NTSKEError.badServerNegotiation) { try NTSKEResponse(records: decode(good + [.ntpServer("bad host/")])) }
+        expectThrows(NTSKEError.badServerNegotiation) { try NTSKEResponse(records: decode(good + [.ntpPort(0)])) }
+        expectThrows(NTSKEError.badServerNegotiation) { try NTSKEResponse(records: decode(good + [.ntpServer("bad host/")])) }
         // A NUL would cut the host where C reads it (127.0.0.1), a line break would split a log line.
         for host in ["127.0.0.1\0evil", "time.example\0.attacker", "time.example\n", "time\u{7F}.example", "tab\tbed"] {
-            #expect(throws: NTSKEError.badServerNegotiation, "\(host.debugDescription)") { try NTSKEResponse(records: decode(good + [.ntpServer(host)])) }
+            expectThrows(NTSKEError.badServerNegotiation, "\(host.debugDescription)") { try NTSKEResponse(records: decode(good + [.ntpServer(host)])) }
         }
-        #expect(throws: NTSKEError.malformedMessage) { try NTSKEResponse(records: decode(good + [.newCookie([UInt8](repeating: 1, count: 225))])) }
-        #expect(throws: NTSKEError.malformedMessage) { try NTSKEResponse(records: decode(good + [.aeadAlgorithm([15])])) }
+        expectThrows(NTSKEError.malformedMessage) { try NTSKEResponse(records: decode(good + [.newCookie([UInt8](repeating: 1, count: 225))])) }
+        expectThrows(NTSKEError.malformedMessage) { try NTSKEResponse(records: decode(good + [.aeadAlgorithm([15])])) }
         let error = try #require(throws: NTSKEError.self) { try NTSKEResponse(records: decode([.error(.internalServerError)])) }
         #expect(error.serverCode == .internalServerError)
         #expect(error.description.contains("internal server error"))
@@ -77,7 +78,7 @@ import TimeSync
         #expect(unknown.errorCode == .unrecognizedCriticalRecord)
         let missing = try #require(throws: NTSKEError.self) { try NTSKERequest(records: decode([.aeadAlgorithm([15])])) }
         #expect(missing.errorCode == .badRequest)
-        #expect(throws: NTSKEError.malformedMessage) { try NTSKERequest(records: decode([.nextProtocol([0]), .newCookie(cookie)])) }
+        expectThrows(NTSKEError.malformedMessage) { try NTSKERequest(records: decode([.nextProtocol([0]), .newCookie(cookie)])) }
     }
 }
 #endif

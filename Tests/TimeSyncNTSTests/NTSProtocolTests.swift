@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 @testable import TimeSyncNTS
 
@@ -131,33 +132,33 @@ import TimeSyncTesting
         let s2c = session.association.serverToClient
         let now = session.arrival
         // Replayed: an old genuine reply answers another request.
-        #expect(throws: NTSReplyError(ntp: .originMismatch)) { _ = try request.accept(old.encoded(), receivedAt: now, cipher: s2c) }
+        expectThrows(NTSReplyError(ntp: .originMismatch)) { _ = try request.accept(old.encoded(), receivedAt: now, cipher: s2c) }
         // Stripped of its extension fields: a bare NTP reply with the right origin.
         var stripped = reply
         stripped.extensionFields = []
-        #expect(throws: NTSReplyError.unauthenticated) { _ = try request.accept(stripped.encoded(), receivedAt: now, cipher: s2c) }
+        expectThrows(NTSReplyError.unauthenticated) { _ = try request.accept(stripped.encoded(), receivedAt: now, cipher: s2c) }
         // Without the Authenticator.
         var unsigned = reply
         unsigned.extensionFields.removeLast()
-        #expect(throws: NTSReplyError.unauthenticated) { _ = try request.accept(unsigned.encoded(), receivedAt: now, cipher: s2c) }
+        expectThrows(NTSReplyError.unauthenticated) { _ = try request.accept(unsigned.encoded(), receivedAt: now, cipher: s2c) }
         // Forged by someone who saw the request: right origin and identifier, a key of their own.
         var forged = reply
         forged.transmitTimestamp = NTPTimestamp(session.timeBase.wallNow().advanced(by: .seconds(3600)))
         let forger = try AESSIVCMAC256(key: [UInt8](repeating: 0x66, count: 32))
         forged = NTSServerRequestFake.reseal(forged, with: forger)
-        #expect(throws: NTSReplyError.authenticationFailed) { _ = try request.accept(forged.encoded(), receivedAt: now, cipher: s2c) }
+        expectThrows(NTSReplyError.authenticationFailed) { _ = try request.accept(forged.encoded(), receivedAt: now, cipher: s2c) }
         // Another request's identifier.
         var stray = reply
         stray.extensionFields[0].value = [UInt8](repeating: 0, count: 32)
-        #expect(throws: NTSReplyError.uniqueIdentifierMismatch) { _ = try request.accept(stray.encoded(), receivedAt: now, cipher: s2c) }
+        expectThrows(NTSReplyError.uniqueIdentifierMismatch) { _ = try request.accept(stray.encoded(), receivedAt: now, cipher: s2c) }
         // An unauthenticated field after the Authenticator.
         var appended = reply
         appended.extensionFields.append(NTPExtensionField(type: NTSExtensionFieldType.cookie, value: [UInt8](repeating: 1, count: 100)))
-        #expect(throws: NTSReplyError.unauthenticated) { _ = try request.accept(appended.encoded(), receivedAt: now, cipher: s2c) }
+        expectThrows(NTSReplyError.unauthenticated) { _ = try request.accept(appended.encoded(), receivedAt: now, cipher: s2c) }
         #expect(request.ntp.isAnswered == false, "none of them answered the request")
         let (accepted, _) = try request.accept(reply.encoded(), receivedAt: now, cipher: s2c)
         #expect(accepted.packet.transmitTimestamp == reply.transmitTimestamp)
-        #expect(throws: NTSReplyError(ntp: .duplicate)) { _ = try request.accept(reply.encoded(), receivedAt: now, cipher: s2c) }
+        expectThrows(NTSReplyError(ntp: .duplicate)) { _ = try request.accept(reply.encoded(), receivedAt: now, cipher: s2c) }
     }
 
     /// The server drops a request whose Authenticator does not verify, and answers a cookie it cannot
@@ -175,7 +176,7 @@ import TimeSyncTesting
         }
         #expect(nak.referenceID == .ntsNegativeAcknowledgment && nak.stratum == 0)
         var pending = request
-        #expect(throws: NTSReplyError.negativeAcknowledgment) {
+        expectThrows(NTSReplyError.negativeAcknowledgment) {
             _ = try pending.accept(nak.encoded(), receivedAt: session.arrival, cipher: session.association.serverToClient)
         }
         session.association.rejected()

@@ -31,7 +31,7 @@ import TimeSyncNTS
             try NTSServerURL(text)
         } throws: { error in
             guard let error = error as? NTPClientError else { return false }
-            return error == .invalidServerAddress && error.detail.contains(reason)
+            return error.code == .invalidServerAddress && error.detail.contains(reason)
         }
     }
 }

@@ -1,5 +1,14 @@
 /// The samples of a measurement contradict each other: no strict majority agrees on an offset.
-public struct SampleConsensusError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SampleConsensusError: TimeSyncError {
+    /// The kinds of measurement without a consensus.
+    public enum Code: Sendable, Hashable {
+        /// There was no sample.
+        case noSamples
+        /// No strict majority of the samples agrees (``SampleConsensusError/largestAgreeing`` of
+        /// ``SampleConsensusError/total``).
+        case noMajority
+    }
+
     /// The size of the largest subset that agrees.
     public var largestAgreeing: Int
     /// How many samples there were.
@@ -10,6 +19,9 @@ public struct SampleConsensusError: Error, Sendable, Hashable, CustomStringConve
         self.largestAgreeing = largestAgreeing
         self.total = total
     }
+
+    /// Which kind of failure this is: `.noSamples` when ``total`` is zero.
+    public var code: Code { total == 0 ? .noSamples : .noMajority }
 
     public var description: String {
         total == 0

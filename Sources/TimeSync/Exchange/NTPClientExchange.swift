@@ -69,6 +69,6 @@ extension NTPReplyError {
     /// Whether the datagram was not the reply to this request (the wait goes on) rather than a final
     /// answer.
     package var isStray: Bool {
-        self == .originMismatch || self == .duplicate || self == .malformedPacket
+        code == .originMismatch || code == .duplicate || code == .malformedPacket
     }
 }

@@ -53,7 +53,7 @@ package struct NTSClientExchange: DatagramExchange {
     }
 
     package mutating func finish(at now: MonotonicInstant) -> ExchangeStep<NTPReply> {
-        if dropped.contains(.negativeAcknowledgment) {
+        if dropped.contains(where: { $0.code == .negativeAcknowledgment }) {
             // No authenticated reply, and an NTS NAK: the server could not use the cookie (its keys
             // rotated, or it lost them). New keys next time.
             association.rejected()

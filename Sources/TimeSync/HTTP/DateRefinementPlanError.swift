@@ -1,9 +1,12 @@
 /// Why a `DateRefinementPlan` cannot start.
-public enum DateRefinementPlanError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum DateRefinementPlanError: TimeSyncError, Hashable {
     /// No source to measure.
     case noSources
     /// The request budget does not cover one probe of each source.
     case budgetTooSmall(requests: Int, probes: Int)
+
+    /// The error itself: each case is its own code.
+    public var code: Self { self }
 
     public var description: String {
         switch self {

@@ -1,11 +1,31 @@
 /// Why an HTTP-date (RFC 9110 §5.6.7) could not be parsed. A malformed date changes nothing.
-public struct HTTPDateError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case empty, unrecognizedFormat, invalidDayName, weekdayMismatch, invalidMonth, invalidDay
-        case invalidYear, invalidTime, missingGMT, unexpectedCharacter
+public struct HTTPDateError: TimeSyncError {
+    /// The kinds of unreadable HTTP-date.
+    public enum Code: Sendable, Hashable {
+        /// The value is empty (or only whitespace).
+        case empty
+        /// The value matches none of IMF-fixdate, RFC 850 and asctime (wrong length or layout).
+        case unrecognizedFormat
+        /// The day name is not one of the (case-sensitive) names the format allows.
+        case invalidDayName
+        /// The day name does not match the calendar date.
+        case weekdayMismatch
+        /// The month is not one of `Jan` … `Dec` (case-sensitive).
+        case invalidMonth
+        /// The day of the month is zero or beyond the month's length.
+        case invalidDay
+        /// The year has the wrong number of digits or is out of range.
+        case invalidYear
+        /// The hour, minute or second is out of range (second 60 is allowed only at 23:59).
+        case invalidTime
+        /// IMF-fixdate and RFC 850 dates must end in ` GMT`.
+        case missingGMT
+        /// A character where the format requires a digit, a space or a separator.
+        case unexpectedCharacter
     }
 
-    let code: Code
+    /// Which kind of failure this is.
+    public let code: Code
 
     init(_ code: Code) { self.code = code }
 

@@ -44,7 +44,7 @@ public enum HTTPRetryAfter {
         do {
             date = try HTTPDate.parse(String(decoding: bytes, as: UTF8.self), reference: now)
         } catch {
-            throw HTTPRetryAfterError(.malformed, dateError: error)
+            throw HTTPRetryAfterError(.malformed, underlying: error)
         }
         return clamp(now.duration(to: date))
     }

@@ -46,7 +46,8 @@ package struct NTPClientRequest: Sendable, Hashable {
     /// Checks a datagram that arrived for this request and turns it into a reply.
     ///
     /// The checks run in this order, and the first failure throws:
-    /// 1. the bytes decode (`.malformedPacket`, with ``NTPReplyError/packetError``);
+    /// 1. the bytes decode (`.malformedPacket`, with the `NTPPacketError` as
+    ///    ``NTPReplyError/underlying``);
     /// 2. the origin timestamp equals our transmit timestamp (`.originMismatch`) — before anything
     ///    else, so a spoofed Kiss-o'-Death is ignored;
     /// 3. no reply has been accepted for this request yet: a second copy of the same packet is
@@ -78,7 +79,7 @@ package struct NTPClientRequest: Sendable, Hashable {
         do {
             packet = try NTPPacket(decoding: bytes)
         } catch {
-            throw NTPReplyError(.malformedPacket, packetError: error)
+            throw NTPReplyError(.malformedPacket, underlying: error)
         }
         return try accept(packet, receivedAt: receivedAt, limits: limits)
     }
@@ -116,7 +117,7 @@ package struct NTPClientRequest: Sendable, Hashable {
         do {
             return try unchecked.checked()
         } catch {
-            throw NTPReplyError(.inconsistentTimestamps, sampleError: error)
+            throw NTPReplyError(.inconsistentTimestamps, underlying: error)
         }
     }
 }

@@ -1,10 +1,15 @@
 /// Why bytes could not be decoded as an NTP packet.
-public struct NTPPacketError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case truncated, malformedExtensionField
+public struct NTPPacketError: TimeSyncError {
+    /// The kinds of undecodable bytes.
+    public enum Code: Sendable, Hashable {
+        /// Fewer than the 48 bytes of the header.
+        case truncated
+        /// The extension area after the header does not parse.
+        case malformedExtensionField
     }
 
-    let code: Code
+    /// Which kind of failure this is.
+    public let code: Code
 
     init(_ code: Code) { self.code = code }
 

@@ -1,21 +1,47 @@
 /// Why a reply to an NTP request was not used. A rejected reply changes nothing.
 ///
-/// Errors compare equal when they are the same kind of failure (`error == .kissOfDeath`); the
-/// details (``kissCode``, ``packetError``, ``sampleError``) are not compared.
-public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case malformedPacket, originMismatch, duplicate, notServerMode, unsupportedVersion, kissOfDeath
-        case unsynchronized, zeroTimestamp, rootDistanceExceeded, inconsistentTimestamps, precisionOutOfRange
+/// Match on ``code`` (`error.code == .kissOfDeath`); the rest says more about that kind of failure
+/// (``kissCode``, ``leap``, and the ``underlying`` decoding or timestamp error).
+public struct NTPReplyError: TimeSyncError {
+    /// The kinds of rejected reply.
+    public enum Code: Sendable, Hashable {
+        /// The datagram is not an NTP packet (too short, or a malformed extension area); the
+        /// ``NTPReplyError/underlying`` `NTPPacketError` says why.
+        case malformedPacket
+        /// The origin timestamp is not our transmit timestamp: a stale, stray or spoofed packet.
+        case originMismatch
+        /// A second reply to a request already answered.
+        case duplicate
+        /// The packet is not a server (mode 4) reply.
+        case notServerMode
+        /// The version is neither 3 nor 4.
+        case unsupportedVersion
+        /// Stratum 0: the server sent a Kiss-o'-Death (see ``NTPReplyError/kissCode``).
+        case kissOfDeath
+        /// Leap indicator 3 (alarm), stratum 0 without a Kiss-o'-Death code, or stratum 16 or above:
+        /// the server's clock is not synchronized.
+        case unsynchronized
+        /// A zero receive or transmit timestamp.
+        case zeroTimestamp
+        /// Root delay / 2 + root dispersion over ``NTPReplyLimits/maximumRootDistance``.
+        case rootDistanceExceeded
+        /// The timestamps contradict each other; the ``NTPReplyError/underlying`` `SampleError`
+        /// says how.
+        case inconsistentTimestamps
+        /// The server's precision exponent is above ``NTPReplyLimits/maximumPrecision``.
+        case precisionOutOfRange
+        /// Two different replies echoed the request's origin timestamp: someone on the path answered
+        /// besides the server (or instead of it).
         case conflictingReplies
     }
 
-    let code: Code
+    /// Which kind of rejection this is.
+    public let code: Code
     /// For `.kissOfDeath`: the code the server sent (`RATE`, `DENY`, `RSTR`, …).
     public let kissCode: NTPReferenceID?
-    /// For `.malformedPacket`: why the bytes did not decode.
-    public let packetError: NTPPacketError?
-    /// For `.inconsistentTimestamps`: what was wrong with them.
-    public let sampleError: SampleError?
+    /// For `.malformedPacket`, the `NTPPacketError` that says why the bytes did not decode; for
+    /// `.inconsistentTimestamps`, the `SampleError` that says what was wrong with them.
+    public let underlying: (any Error)?
     /// For `.unsynchronized`: the leap indicator the server sent.
     public let leap: NTPLeapIndicator?
     /// For `.unsynchronized`: the stratum the server sent.
@@ -25,14 +51,13 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     public let kissPoll: Int8?
 
     init(
-        _ code: Code, kissCode: NTPReferenceID? = nil, packetError: NTPPacketError? = nil, sampleError: SampleError? = nil,
-        leap: NTPLeapIndicator? = nil, stratum: UInt8? = nil, kissPoll: Int8? = nil
+        _ code: Code, kissCode: NTPReferenceID? = nil, underlying: (any Error)? = nil, leap: NTPLeapIndicator? = nil,
+        stratum: UInt8? = nil, kissPoll: Int8? = nil
     ) {
         self.kissPoll = kissPoll
         self.code = code
         self.kissCode = kissCode
-        self.packetError = packetError
-        self.sampleError = sampleError
+        self.underlying = underlying
         self.leap = leap
         self.stratum = stratum
     }
@@ -63,16 +88,12 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Root delay / 2 + root dispersion over ``NTPReplyLimits/maximumRootDistance``.
     public static let rootDistanceExceeded = NTPReplyError(.rootDistanceExceeded)
     /// The timestamps contradict each other (the server answered before it received, or the
-    /// round trip is shorter than the server's processing time); see ``sampleError``.
+    /// round trip is shorter than the server's processing time); see ``underlying``.
     public static let inconsistentTimestamps = NTPReplyError(.inconsistentTimestamps)
-
-    public static func == (lhs: NTPReplyError, rhs: NTPReplyError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String {
         switch code {
-        case .malformedPacket: "malformed NTP packet" + (packetError.map { ": \($0)" } ?? "")
+        case .malformedPacket: "malformed NTP packet" + (underlying.map { ": \($0)" } ?? "")
         case .originMismatch: "origin timestamp does not match the request (stray or spoofed reply)"
         case .duplicate: "duplicate reply"
         case .conflictingReplies:
@@ -88,7 +109,7 @@ public struct NTPReplyError: Error, Sendable, Hashable, CustomStringConvertible 
         case .precisionOutOfRange: "server clock precision coarser than the limit"
         case .zeroTimestamp: "zero receive or transmit timestamp"
         case .rootDistanceExceeded: "root distance over the limit"
-        case .inconsistentTimestamps: "inconsistent timestamps" + (sampleError.map { ": \($0)" } ?? "")
+        case .inconsistentTimestamps: "inconsistent timestamps" + (underlying.map { ": \($0)" } ?? "")
         }
     }
 }

@@ -68,7 +68,7 @@ package struct NTSClientRequest: Sendable {
         do {
             packet = try NTPPacket(decoding: bytes)
         } catch {
-            throw NTSReplyError(ntp: NTPReplyError(.malformedPacket, packetError: error))
+            throw NTSReplyError(ntp: NTPReplyError(.malformedPacket, underlying: error))
         }
         guard packet.originTimestamp == ntp.transmitTimestamp else { throw NTSReplyError(ntp: .originMismatch) }
         let fields = packet.extensionFields

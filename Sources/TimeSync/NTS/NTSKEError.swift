@@ -1,29 +1,59 @@
 /// Why an NTS key exchange gave no keys and cookies: the peer's Error record, a malformed or
 /// unacceptable message, or the TLS connection's failure.
 ///
-/// Errors compare equal when they are the same kind of failure; ``detail`` is not compared.
-public struct NTSKEError: Error, Sendable, Hashable, CustomStringConvertible {
-    package enum Code: Sendable, Hashable {
-        case serverError, malformedMessage, messageTooLarge, unrecognizedCriticalRecord, unsupportedProtocol
-        case unsupportedAlgorithm, noCookies, badServerNegotiation, timeout, connection, untrustedCertificate, tls
-        case incompleteMessage, noApplicationProtocol
+/// Match on ``code`` (`error.code == .untrustedCertificate`); ``detail`` says more, for people.
+public struct NTSKEError: TimeSyncError {
+    /// The kinds of failed key exchange.
+    public enum Code: Sendable, Hashable {
+        /// The peer answered with an Error record (see ``NTSKEError/serverCode``).
+        case serverError
+        /// The records do not parse, or break the protocol's rules (a duplicate record, a bad length).
+        case malformedMessage
+        /// The message is longer than this side accepts.
+        case messageTooLarge
+        /// The peer sent a critical record of a type this side does not know.
+        case unrecognizedCriticalRecord
+        /// No protocol both sides speak (NTPv4 is the only one).
+        case unsupportedProtocol
+        /// No AEAD algorithm both sides support (AES-SIV-CMAC-256 is this side's).
+        case unsupportedAlgorithm
+        /// The server sent no cookie (or none is left).
+        case noCookies
+        /// The NTPv4 Server or Port Negotiation record is not a host name, an address or a port.
+        case badServerNegotiation
+        /// The key exchange did not finish within its deadline.
+        case timeout
+        /// The TCP connection failed (refused, reset, no route).
+        case connection
+        /// The server's certificate is not trusted (unknown issuer, wrong name, expired).
+        case untrustedCertificate
+        /// The TLS handshake or connection failed for another reason (not TLS 1.3, a protocol error).
+        case tls
+        /// The connection closed before End of Message.
+        case incompleteMessage
+        /// The server did not agree to the `ntske/1` application protocol (ALPN).
+        case noApplicationProtocol
     }
 
-    package let code: Code
+    /// Which kind of failure this is.
+    public let code: Code
     /// Details: the server, the record, the TLS stack's message.
     public let detail: String
     /// For `.serverError`: the code of the Error record the server sent.
     public let serverCode: NTSKEErrorCode?
+    /// For a failed connection or TLS handshake: what SwiftNIO or swift-nio-ssl threw.
+    public let underlying: (any Error)?
 
-    package init(_ code: Code, _ detail: String = "", serverCode: NTSKEErrorCode? = nil) {
+    package init(_ code: Code, _ detail: String = "", serverCode: NTSKEErrorCode? = nil, underlying: (any Error)? = nil) {
         self.code = code
         self.detail = detail
         self.serverCode = serverCode
+        self.underlying = underlying
     }
 
     /// Returns the error with `detail` put in front of its own (the server's name, say).
     public func prefixed(_ context: String) -> NTSKEError {
-        NTSKEError(code, detail.isEmpty ? context : "\(context): \(detail)", serverCode: serverCode)
+        NTSKEError(code, detail.isEmpty ? context : "\(context): \(detail)", serverCode: serverCode, underlying: underlying)
     }
 
     /// The peer answered with an Error record (see ``serverCode``).
@@ -54,9 +84,6 @@ public struct NTSKEError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let incompleteMessage = NTSKEError(.incompleteMessage)
     /// The server did not agree to the `ntske/1` application protocol (ALPN).
     public static let noApplicationProtocol = NTSKEError(.noApplicationProtocol)
-
-    public static func == (lhs: NTSKEError, rhs: NTSKEError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String {
         let suffix = detail.isEmpty ? "" : ": \(detail)"

@@ -1,30 +1,48 @@
 /// Why a reply to an NTS request was not used. Nothing but a reply that passed every check changes
 /// any state: a rejected one is dropped and counted.
 ///
-/// Errors compare equal when they are the same kind of failure (`error == .authenticationFailed`);
-/// an NTP-level rejection compares by its ``ntp`` error.
-public struct NTSReplyError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case ntp, unauthenticated, uniqueIdentifierMismatch, authenticationFailed, negativeAcknowledgment
+/// Match on ``code``: `error.code == .authenticationFailed`, or `error.code == .ntp(.kissOfDeath)`
+/// for an NTP-level rejection, whose `NTPReplyError` is the ``underlying`` error.
+public struct NTSReplyError: TimeSyncError {
+    /// The kinds of rejected NTS reply.
+    public enum Code: Sendable, Hashable {
+        /// The reply failed a check of plain NTP (origin mismatch, Kiss-o'-Death, …): the
+        /// `NTPReplyError`'s code.
+        case ntp(NTPReplyError.Code)
+        /// The reply carries no NTS authentication (no Unique Identifier or Authenticator field, or
+        /// fields after the Authenticator): anyone could have sent it.
+        case unauthenticated
+        /// The reply echoes another request's Unique Identifier.
+        case uniqueIdentifierMismatch
+        /// The Authenticator does not open with the server-to-client key: the reply was altered in
+        /// transit, or forged.
+        case authenticationFailed
+        /// NTS NAK (Kiss-o'-Death `NTSN`): the server could not use the cookie; a new key exchange is
+        /// due.
+        case negativeAcknowledgment
     }
 
-    let code: Code
-    /// For NTP-level rejections (origin mismatch, Kiss-o'-Death, …): the NTP error.
-    public let ntp: NTPReplyError?
+    /// Which kind of rejection this is.
+    public let code: Code
+    /// For an NTP-level rejection: the `NTPReplyError`.
+    public let underlying: (any Error)?
     /// Details.
     public let detail: String
 
     init(_ code: Code, _ detail: String = "") {
         self.code = code
-        self.ntp = nil
+        self.underlying = nil
         self.detail = detail
     }
 
     package init(ntp: NTPReplyError) {
-        self.code = .ntp
-        self.ntp = ntp
+        self.code = .ntp(ntp.code)
+        self.underlying = ntp
         self.detail = ""
     }
+
+    /// For an NTP-level rejection: the NTP error (its kiss code, its leap indicator).
+    package var ntp: NTPReplyError? { underlying as? NTPReplyError }
 
     /// The reply carries no NTS authentication (no Unique Identifier or Authenticator field, or fields
     /// after the Authenticator): anyone could have sent it.
@@ -43,20 +61,14 @@ public struct NTSReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     public var isDroppedDatagram: Bool {
         switch code {
         case .unauthenticated, .uniqueIdentifierMismatch, .authenticationFailed, .negativeAcknowledgment: true
-        case .ntp: ntp == .originMismatch || ntp == .duplicate || ntp == .malformedPacket
+        case .ntp(let ntp): ntp == .originMismatch || ntp == .duplicate || ntp == .malformedPacket
         }
-    }
-
-    public static func == (lhs: NTSReplyError, rhs: NTSReplyError) -> Bool { lhs.code == rhs.code && lhs.ntp == rhs.ntp }
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-        hasher.combine(ntp)
     }
 
     /// A short name for counting: `authenticationFailed`, `originMismatch`, …
     public var reason: String {
         switch code {
-        case .ntp: ntp.map { "\($0.code)" } ?? "ntp"
+        case .ntp(let ntp): "\(ntp)"
         case .unauthenticated: "unauthenticated"
         case .uniqueIdentifierMismatch: "uniqueIdentifierMismatch"
         case .authenticationFailed: "authenticationFailed"
@@ -67,7 +79,7 @@ public struct NTSReplyError: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         let suffix = detail.isEmpty ? "" : " (\(detail))"
         switch code {
-        case .ntp: return ntp.map(String.init(describing:)) ?? "NTP reply rejected"
+        case .ntp: return underlying.map(String.init(describing:)) ?? "NTP reply rejected"
         case .unauthenticated: return "unauthenticated reply to an NTS request" + suffix
         case .uniqueIdentifierMismatch: return "the reply's Unique Identifier is not the request's (stray or spoofed)"
         case .authenticationFailed: return "the reply's NTS authenticator does not verify: altered in transit or forged" + suffix

@@ -27,15 +27,17 @@ package struct NTSServerRequest: Sendable, Hashable {
         let identifiers = fields.filter { $0.type == NTSExtensionFieldType.uniqueIdentifier }
         let cookies = fields.filter { $0.type == NTSExtensionFieldType.cookie }
         let placeholders = fields.filter { $0.type == NTSExtensionFieldType.cookiePlaceholder }
-        guard identifiers.count == 1, identifiers[0].value.count >= 32 else { throw NTSServerRequestError("not one Unique Identifier of 32 bytes or more") }
-        guard cookies.count == 1 else { throw NTSServerRequestError("not one cookie") }
+        guard identifiers.count == 1, identifiers[0].value.count >= 32 else {
+            throw NTSServerRequestError(.uniqueIdentifier, "not one Unique Identifier of 32 bytes or more")
+        }
+        guard cookies.count == 1 else { throw NTSServerRequestError(.cookie, "not one cookie") }
         guard placeholders.count < NTSKEResponse.maximumCookies, placeholders.allSatisfy({ $0.value.count == cookies[0].value.count }) else {
-            throw NTSServerRequestError("more than 7 placeholders, or placeholders of another length than the cookie")
+            throw NTSServerRequestError(.placeholders, "more than 7 placeholders, or placeholders of another length than the cookie")
         }
         guard let last = fields.last, last.type == NTSExtensionFieldType.authenticator,
             fields.filter({ $0.type == NTSExtensionFieldType.authenticator }).count == 1,
             let sealed = NTSFields.readAuthenticator(last)
-        else { throw NTSServerRequestError("not one well-formed Authenticator as the last field") }
+        else { throw NTSServerRequestError(.authenticator, "not one well-formed Authenticator as the last field") }
         uniqueIdentifier = identifiers[0].value
         cookie = cookies[0].value
         self.placeholders = placeholders.count
@@ -78,10 +80,29 @@ package struct NTSServerRequest: Sendable, Hashable {
 }
 
 /// NTS fields in a request that break the protocol's rules: the request is dropped.
-package struct NTSServerRequestError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct NTSServerRequestError: TimeSyncError {
+    /// The NTS fields that break the rules.
+    package enum Code: Sendable, Hashable {
+        /// Not exactly one Unique Identifier of 32 bytes or more.
+        case uniqueIdentifier
+        /// Not exactly one cookie.
+        case cookie
+        /// More than 7 placeholders, or placeholders of another length than the cookie.
+        case placeholders
+        /// Not exactly one well-formed Authenticator, or not as the last field.
+        case authenticator
+    }
+
+    /// Which rule the request breaks.
+    package let code: Code
     /// What is wrong.
     package let detail: String
-    init(_ detail: String) { self.detail = detail }
+
+    init(_ code: Code, _ detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
     package var description: String { "malformed NTS request: \(detail)" }
 }
 

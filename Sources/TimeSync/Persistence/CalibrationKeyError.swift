@@ -1,13 +1,36 @@
 import Foundation
 
 /// Why a calibration key could not be had.
-public struct CalibrationKeyError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CalibrationKeyError: TimeSyncError {
+    /// The kinds of missing key.
+    public enum Code: Sendable, Hashable {
+        /// The provider cannot give the key now (a Keychain locked until the device's first unlock, a
+        /// Keychain or file operation that failed); the store asks again at its next write.
+        case unavailable
+        /// The key file or its directory is not one this process's user alone controls (or cannot be
+        /// checked): a key another user could plant or read is not used.
+        case untrustedFile
+        /// The key is shorter than 32 bytes.
+        case keyTooShort
+    }
+
+    /// Which kind of failure this is.
+    public let code: Code
     /// What went wrong, for a log line.
     public var reason: String
+    /// What the file system threw, when a key file or its directory could not be created.
+    public let underlying: (any Error)?
 
-    /// Creates an error.
+    /// Creates an error with the code ``Code-swift.enum/unavailable``: what a
+    /// ``CalibrationKeyProvider`` throws when it cannot give the key now.
     public init(_ reason: String) {
+        self.init(.unavailable, reason)
+    }
+
+    init(_ code: Code, _ reason: String, underlying: (any Error)? = nil) {
+        self.code = code
         self.reason = reason
+        self.underlying = underlying
     }
 
     public var description: String { "calibration key: \(reason)" }

@@ -18,7 +18,7 @@ package final class CalibrationKeyHolder: Sendable {
         if let known = key.withLock({ $0 }) { return known }
         let fresh = try provider.key()
         guard fresh.count >= SystemCalibrationKeyProvider.minimumKeyLength else {
-            throw CalibrationKeyError("the key has \(fresh.count) bytes, fewer than \(SystemCalibrationKeyProvider.minimumKeyLength)")
+            throw CalibrationKeyError(.keyTooShort, "the key has \(fresh.count) bytes, fewer than \(SystemCalibrationKeyProvider.minimumKeyLength)")
         }
         return key.withLock { known in
             if known == nil { known = fresh }

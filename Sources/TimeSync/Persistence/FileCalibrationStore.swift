@@ -76,34 +76,34 @@ public struct FileCalibrationStore: CalibrationStore {
             switch error {
             // Nothing there (ENOTDIR: a path under a file, where no store can be): nothing to clobber.
             case ENOENT, ENOTDIR: return .absent
-            case ELOOP: throw FileCalibrationStoreError(path: path, reason: .symbolicLink)
-            default: throw FileCalibrationStoreError(path: path, reason: .unreadable(OwnerOnlyFile.systemError(error)))
+            case ELOOP: throw FileCalibrationStoreError(path: path, code: .symbolicLink)
+            default: throw FileCalibrationStoreError(path: path, code: .unreadable(OwnerOnlyFile.systemError(error)))
             }
         }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw FileCalibrationStoreError(path: path, reason: .unreadable(OwnerOnlyFile.systemError(errno)))
+            throw FileCalibrationStoreError(path: path, code: .unreadable(OwnerOnlyFile.systemError(errno)))
         }
         switch status.st_mode & mode_t(S_IFMT) {
         case mode_t(S_IFREG): break
-        case mode_t(S_IFDIR): throw FileCalibrationStoreError(path: path, reason: .notAFile("a directory"))
-        case mode_t(S_IFIFO): throw FileCalibrationStoreError(path: path, reason: .notAFile("a FIFO"))
-        case mode_t(S_IFCHR), mode_t(S_IFBLK): throw FileCalibrationStoreError(path: path, reason: .notAFile("a device"))
-        case mode_t(S_IFSOCK): throw FileCalibrationStoreError(path: path, reason: .notAFile("a socket"))
-        default: throw FileCalibrationStoreError(path: path, reason: .notAFile("not a regular file"))
+        case mode_t(S_IFDIR): throw FileCalibrationStoreError(path: path, code: .notAFile("a directory"))
+        case mode_t(S_IFIFO): throw FileCalibrationStoreError(path: path, code: .notAFile("a FIFO"))
+        case mode_t(S_IFCHR), mode_t(S_IFBLK): throw FileCalibrationStoreError(path: path, code: .notAFile("a device"))
+        case mode_t(S_IFSOCK): throw FileCalibrationStoreError(path: path, code: .notAFile("a socket"))
+        default: throw FileCalibrationStoreError(path: path, code: .notAFile("not a regular file"))
         }
         let size = Int64(status.st_size)
         guard size <= Int64(PersistedCalibration.maximumSize) else {
-            throw FileCalibrationStoreError(path: path, reason: .notAStore(size: size))
+            throw FileCalibrationStoreError(path: path, code: .notAStore(size: size))
         }
         guard let bytes = OwnerOnlyFile.readBytes(from: descriptor, limit: PersistedCalibration.maximumSize + 1) else {
-            throw FileCalibrationStoreError(path: path, reason: .unreadable(OwnerOnlyFile.systemError(errno)))
+            throw FileCalibrationStoreError(path: path, code: .unreadable(OwnerOnlyFile.systemError(errno)))
         }
         if bytes.isEmpty { return .empty }
         let data = Data(bytes)
         guard bytes.count <= PersistedCalibration.maximumSize, PersistedCalibration.isStoreFile(data) else {
-            throw FileCalibrationStoreError(path: path, reason: .notAStore(size: Int64(bytes.count)))
+            throw FileCalibrationStoreError(path: path, code: .notAStore(size: Int64(bytes.count)))
         }
         return .store(data)
     }
@@ -111,9 +111,11 @@ public struct FileCalibrationStore: CalibrationStore {
 
 /// Something other than a calibration store is at a ``FileCalibrationStore``'s path: it is neither
 /// read nor written.
-public struct FileCalibrationStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// Match on ``code`` (`error.code == .symbolicLink`, `if case .notAStore = error.code`).
+public struct FileCalibrationStoreError: TimeSyncError {
     /// Why the path cannot hold a store.
-    public enum Reason: Sendable, Hashable {
+    public enum Code: Sendable, Hashable {
         /// A symbolic link: a store is written at its own path, never through a link.
         case symbolicLink
         /// A directory, a FIFO, a device or a socket (named).
@@ -125,18 +127,18 @@ public struct FileCalibrationStoreError: Error, Sendable, Hashable, CustomString
     }
 
     /// The path.
-    public var path: String
-    /// Why.
-    public var reason: Reason
+    public let path: String
+    /// Why the path cannot hold a store.
+    public let code: Code
 
     /// Creates an error.
-    public init(path: String, reason: Reason) {
+    public init(path: String, code: Code) {
         self.path = path
-        self.reason = reason
+        self.code = code
     }
 
     public var description: String {
-        switch reason {
+        switch code {
         case .symbolicLink:
             "\(path) is a symbolic link; a calibration store is written only at its own path: give the path of the file itself, or a new one"
         case .notAFile(let kind):

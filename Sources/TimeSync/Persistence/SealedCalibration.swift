@@ -20,11 +20,14 @@ struct SealedCalibration: Codable, Sendable, Hashable {
     /// HMAC-SHA256(key, content).
     var tag: Data
 
-    /// Why sealed bytes did not open.
-    enum OpenError: Error, CustomStringConvertible {
+    /// Why sealed bytes did not open (what ``PersistedCalibration/content(ofSealed:key:)`` throws).
+    enum OpenError: TimeSyncError, Hashable {
         case notSealed(String)
         case wrongVersion(Int)
         case badTag
+
+        /// The error itself: each case is its own code.
+        var code: Self { self }
 
         var description: String {
             switch self {

@@ -59,18 +59,18 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw CalibrationKeyError("cannot create \(directory.path): \(error.localizedDescription)")
+            throw CalibrationKeyError(.unavailable, "cannot create \(directory.path): \(error.localizedDescription)", underlying: error)
         }
         do {
             try OwnerOnlyFile.checkDirectory(directory.path)
         } catch {
-            throw CalibrationKeyError(error.description)
+            throw CalibrationKeyError(.untrustedFile, error.description)
         }
         // Create exclusively: two processes starting at once end up with the same key.
         let key = Self.randomKey()
         if let failure = OwnerOnlyFile.create(url.path, bytes: key) {
             if failure == EEXIST, let existing = try existingKey() { return existing }
-            throw CalibrationKeyError("cannot create \(url.path): \(OwnerOnlyFile.systemError(failure))")
+            throw CalibrationKeyError(.unavailable, "cannot create \(url.path): \(OwnerOnlyFile.systemError(failure))")
         }
         return key
     }
@@ -82,11 +82,11 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
         do {
             bytes = try OwnerOnlyFile.contents(of: url.path, limit: 4096)
         } catch {
-            throw CalibrationKeyError(error.description)
+            throw CalibrationKeyError(.untrustedFile, error.description)
         }
         guard let bytes else { return nil }
         guard bytes.count >= Self.minimumKeyLength else {
-            throw CalibrationKeyError("\(url.path) holds \(bytes.count) bytes, fewer than \(Self.minimumKeyLength)")
+            throw CalibrationKeyError(.keyTooShort, "\(url.path) holds \(bytes.count) bytes, fewer than \(Self.minimumKeyLength)")
         }
         return bytes
     }

@@ -46,11 +46,13 @@ public struct KeychainCalibrationKeyProvider: CalibrationKeyProvider {
         var error: CalibrationKeyError {
             switch status {
             case errSecInteractionNotAllowed:
-                CalibrationKeyError("the Keychain is locked until the device is first unlocked (OSStatus \(status)); asked again later")
+                CalibrationKeyError(
+                    .unavailable, "the Keychain is locked until the device is first unlocked (OSStatus \(status)); asked again later")
             case errSecMissingEntitlement:
-                CalibrationKeyError("this process may not use the data protection Keychain (OSStatus \(status)): sign it with a keychain access group")
+                CalibrationKeyError(
+                    .unavailable, "this process may not use the data protection Keychain (OSStatus \(status)): sign it with a keychain access group")
             default:
-                CalibrationKeyError("Keychain \(operation) failed (OSStatus \(status))")
+                CalibrationKeyError(.unavailable, "Keychain \(operation) failed (OSStatus \(status))")
             }
         }
     }

@@ -2,17 +2,70 @@
 /// request a server will not answer, or a report that does not prove what it claims; or why a server's
 /// URL or key cannot be used, or its signed replies cannot all be true.
 ///
-/// Errors compare equal when they are the same kind of failure; ``detail`` is not compared.
-public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible {
-    package enum Code: Sendable, Hashable {
-        case truncated, badFraming, malformedMessage, unsortedTags, missingTag, badTagLength
-        case unsupportedVersion, versionNotOffered, downgrade, wrongType, nonceMismatch, serverMismatch
-        case badDelegationSignature, badResponseSignature, merkleMismatch, midpointOutsideDelegation
-        case badKey, requestTooShort, invalidReport, timeout, network, timeOutOfRange
-        case invalidURL, missingKey, unknownVersion, contradictorySignatures
+/// Match on ``code`` (`error.code == .badResponseSignature`); ``detail`` says more, for people.
+public struct RoughtimeError: TimeSyncError {
+    /// The kinds of refused Roughtime bytes, servers and keys.
+    public enum Code: Sendable, Hashable {
+        /// The bytes end before the message they announce.
+        case truncated
+        /// A framed packet without the `ROUGHTIM` header, or whose length field is not its length.
+        case badFraming
+        /// The header is impossible: no tags, too many, offsets not multiples of four, out of order or
+        /// pointing outside the message.
+        case malformedMessage
+        /// The tags are not in strictly increasing order (a duplicate tag, or an unsorted list).
+        case unsortedTags
+        /// A tag the message must carry is absent.
+        case missingTag
+        /// A value has the wrong length for its tag.
+        case badTagLength
+        /// The version is not one this side speaks, or no version in the list is.
+        case unsupportedVersion
+        /// The reply uses a version the request did not offer.
+        case versionNotOffered
+        /// The server signed a list of versions that holds one both sides prefer to the one it chose.
+        case downgrade
+        /// The TYPE tag says request where a response is due, or the other way round.
+        case wrongType
+        /// The reply answers another nonce.
+        case nonceMismatch
+        /// The request's SRV names another key than the one the reply is verified with.
+        case serverMismatch
+        /// The delegation (CERT) is not signed by the server's long-term key.
+        case badDelegationSignature
+        /// The signed response (SREP) is not signed by the delegated key.
+        case badResponseSignature
+        /// The Merkle path from the request does not lead to the signed root.
+        case merkleMismatch
+        /// The midpoint lies outside the delegated key's validity window (MINT…MAXT).
+        case midpointOutsideDelegation
+        /// A key is not 32 bytes of base64 or hex, or its file cannot be read.
+        case badKey
+        /// A request shorter than the 1024 bytes that keep a reply from amplifying an attack.
+        case requestTooShort
+        /// A misbehaviour report that is not JSON of the expected shape, or proves nothing.
+        case invalidReport
+        /// No verified reply arrived before the deadline.
+        case timeout
+        /// The socket failed (no route, refused).
+        case network
+        /// The reply verifies but signs a time outside the ones a sample may carry
+        /// (`SampleLimits.serverTimes`, 1900 to 2200): no honest server tells it.
+        case timeOutOfRange
+        /// A server URL that is not `roughtime://HOST:PORT?key=…`; ``RoughtimeError/detail`` quotes it.
+        case invalidURL
+        /// A server URL without the `key=` that pins the server's long-term public key.
+        case missingKey
+        /// A server URL whose `versions=` names a version this package does not know.
+        case unknownVersion
+        /// Replies verified under one key whose signed intervals, each widened by its round trip and
+        /// carried to one instant, share no time: the server's clock jumped, or it lies.
+        /// ``RoughtimeError/detail`` lists each reply's midpoint ± radius.
+        case contradictorySignatures
     }
 
-    package let code: Code
+    /// Which kind of failure this is.
+    public let code: Code
     /// Details: the tag, the values, the server.
     public let detail: String
 
@@ -82,9 +135,6 @@ public struct RoughtimeError: Error, Sendable, Hashable, CustomStringConvertible
     /// carried to one instant, share no time: the server's clock jumped, or it lies. ``detail``
     /// lists each reply's midpoint ± radius.
     public static let contradictorySignatures = RoughtimeError(.contradictorySignatures)
-
-    public static func == (lhs: RoughtimeError, rhs: RoughtimeError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String {
         let suffix = detail.isEmpty ? "" : ": \(detail)"

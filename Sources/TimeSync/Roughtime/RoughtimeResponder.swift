@@ -1,7 +1,7 @@
 import Crypto
 
 /// Why a Roughtime server sent nothing back.
-public enum RoughtimeDropReason: Error, Sendable, Hashable, CustomStringConvertible {
+public enum RoughtimeDropReason: TimeSyncError, Hashable {
     /// Shorter than 1024 bytes: answering would amplify a forged source's traffic.
     case tooShort
     /// Not a request: the framing, layout or a value is wrong.
@@ -17,6 +17,9 @@ public enum RoughtimeDropReason: Error, Sendable, Hashable, CustomStringConverti
     /// Its sender's address is over the server's rate limit: dropped before it was signed (a
     /// server's transport decides this; `RoughtimeResponder` never does).
     case rateLimited
+
+    /// The error itself: each case is its own code.
+    public var code: Self { self }
 
     public var description: String {
         switch self {
@@ -166,7 +169,7 @@ package struct RoughtimeResponder: Sendable {
         do {
             request = try RoughtimeRequest(parsing: packet)
         } catch {
-            return .failure(error == .unsupportedVersion ? .unsupportedVersion : .malformed)
+            return .failure(error.code == .unsupportedVersion ? .unsupportedVersion : .malformed)
         }
         guard let version = request.versions.first(where: versions.contains) else { return .failure(.unsupportedVersion) }
         if let identifier = request.serverIdentifier, identifier != serverIdentifier { return .failure(.otherServer) }

@@ -1,13 +1,40 @@
 /// Why an observation could not become a sample. Bad input changes nothing.
-public struct SampleError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case emptyInterval, replyBeforeRequest, serverTimestampsReversed, negativeDelay, negativeResolution
-        case negativeUncertainty, emptySourceName, negativeDuration
-        case timeOutOfRange, spanTooLong, uncertaintyOutOfRange, resolutionOutOfRange, sourceNameTooLong
+public struct SampleError: TimeSyncError {
+    /// The kinds of rejected observation.
+    public enum Code: Sendable, Hashable {
+        /// The interval's lower bound exceeds its upper bound.
+        case emptyInterval
+        /// The reply arrived (t4) before the request left (t1).
+        case replyBeforeRequest
+        /// The server's transmit time (t3) is before its receive time (t2).
+        case serverTimestampsReversed
+        /// The round trip minus the server's processing time is negative: inconsistent timestamps.
+        case negativeDelay
+        /// A timestamp resolution below zero.
+        case negativeResolution
+        /// A server-reported uncertainty below zero.
+        case negativeUncertainty
+        /// A sample without a source name.
+        case emptySourceName
+        /// A remaining duration below zero.
+        case negativeDuration
+        /// A server time outside ``SampleLimits/serverTimes``, or a monotonic instant outside
+        /// ``SampleLimits/monotonicInstants``.
+        case timeOutOfRange
+        /// An exchange (or a server's processing time) longer than ``SampleLimits/maximumSpan``.
+        case spanTooLong
+        /// A server-reported uncertainty above ``SampleLimits/maximumServerUncertainty``.
+        case uncertaintyOutOfRange
+        /// A timestamp resolution above ``SampleLimits/maximumResolution``.
+        case resolutionOutOfRange
+        /// A source name longer than ``SampleLimits/maximumSourceNameLength`` bytes.
+        case sourceNameTooLong
+        /// Bounds wider than a sample within every limit can have.
         case intervalTooWide
     }
 
-    let code: Code
+    /// Which kind of failure this is.
+    public let code: Code
 
     init(_ code: Code) { self.code = code }
 

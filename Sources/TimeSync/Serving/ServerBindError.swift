@@ -9,14 +9,21 @@ import Darwin
 /// Why a time server (the SNTP server over UDP, the HTTP server over TCP) could not start serving
 /// its address.
 ///
-/// Errors compare equal when they are the same kind of failure (`error == .addressInUse`); the
-/// transport and the address are not compared.
-public struct ServerBindError: Error, Sendable, Hashable, CustomStringConvertible {
-    enum Code: Sendable, Hashable {
-        case addressInUse, permissionDenied, addressNotAvailable
+/// Match on ``code`` (`error.code == .addressInUse`); ``transport``, ``host`` and ``port`` say which
+/// socket could not be bound.
+public struct ServerBindError: TimeSyncError {
+    /// The kinds of failed bind.
+    public enum Code: Sendable, Hashable {
+        /// Another socket already serves the address and port.
+        case addressInUse
+        /// The port needs privileges this process does not have.
+        case permissionDenied
+        /// The address is not one of this host's.
+        case addressNotAvailable
     }
 
-    let code: Code
+    /// Which kind of failure this is.
+    public let code: Code
     /// `UDP` or `TCP`.
     public let transport: String
     /// The address the server was to bind.
@@ -50,11 +57,6 @@ public struct ServerBindError: Error, Sendable, Hashable, CustomStringConvertibl
         default: return nil
         }
     }
-
-    /// Errors compare equal when they are the same kind of failure; the address is not compared.
-    public static func == (lhs: ServerBindError, rhs: ServerBindError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public var description: String {
         switch code {

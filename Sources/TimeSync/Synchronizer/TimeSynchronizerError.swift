@@ -1,5 +1,5 @@
 /// Why a ``TimeSynchronizer`` cannot be made.
-public enum TimeSynchronizerError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum TimeSynchronizerError: TimeSyncError, Hashable {
     /// No source.
     case noSources
     /// Two sources have the same name: their samples would be taken for one server's.
@@ -7,6 +7,9 @@ public enum TimeSynchronizerError: Error, Sendable, Hashable, CustomStringConver
     /// The sources tell different times (UTC and your service's, or two services'): a clock follows
     /// one reference, and mixing them would make every source look like a falseticker.
     case mixedReferences([TimeReference])
+
+    /// The error itself: each case is its own code.
+    public var code: Self { self }
 
     public var description: String {
         switch self {

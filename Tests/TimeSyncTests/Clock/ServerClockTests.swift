@@ -133,12 +133,12 @@ import TimeSyncTesting
         let clock = ServerClock(timeBase: base)
         clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
         let before = clock.reading()
-        #expect(throws: SampleError.replyBeforeRequest) {
+        expectThrows(SampleError.replyBeforeRequest) {
             clock.calibrate(with: try OffsetSample.exchange(
                 source: "bad", requestSent: base.monotonicNow(), serverReceive: UnixTime(nanoseconds: 0),
                 serverTransmit: UnixTime(nanoseconds: 0), responseReceived: base.monotonicNow().advanced(by: .seconds(-1))))
         }
-        #expect(throws: SampleError.emptySourceName) {
+        expectThrows(SampleError.emptySourceName) {
             clock.calibrate(with: try Fixture.exchange("", offset: 0, at: base.monotonicNow()))
         }
         #expect(clock.reading() == before)

@@ -77,15 +77,15 @@ import TimeSyncTesting
             let sent = MonotonicInstant(nanoseconds: .min)
             let received = MonotonicInstant(nanoseconds: 1_000 * second)
             let server = UnixTime(seconds: 1_767_225_600)
-            #expect(throws: SampleError.timeOutOfRange) {
+            expectThrows(SampleError.timeOutOfRange) {
                 try OffsetSample.exchange(
                     source: "a", requestSent: sent, serverReceive: server, serverTransmit: server, responseReceived: received)
             }
-            #expect(throws: SampleError.timeOutOfRange) {
+            expectThrows(SampleError.timeOutOfRange) {
                 try OffsetSample.timestamp(
                     source: "a", serverTime: server, resolution: .seconds(1), requestSent: sent, responseReceived: received)
             }
-            #expect(throws: SampleError.timeOutOfRange) {
+            expectThrows(SampleError.timeOutOfRange) {
                 try OffsetSample.stamped(
                     source: "a", serverTime: server, processingTime: .zero, requestSent: sent, responseReceived: received)
             }
@@ -97,7 +97,7 @@ import TimeSyncTesting
     /// refused; samples as far apart as the admitted range allows are estimated.
     @Test func samplesAtTheEndsOfTheMonotonicRange() async {
         await #expect(processExitsWith: .success) {
-            #expect(throws: SampleError.timeOutOfRange) {
+            expectThrows(SampleError.timeOutOfRange) {
                 try OffsetSample.timestamp(
                     source: "a", serverTime: UnixTime(seconds: 1_767_225_600), resolution: .seconds(1),
                     requestSent: MonotonicInstant(nanoseconds: -(1 << 62) - 20_000_000),
@@ -134,7 +134,7 @@ import TimeSyncTesting
     @Test func exchangesThatTookForever() async {
         await #expect(processExitsWith: .success) {
             let server = UnixTime(seconds: 1_767_225_600)
-            #expect(throws: SampleError.spanTooLong) {
+            expectThrows(SampleError.spanTooLong) {
                 try OffsetSample.exchange(
                     source: "a", requestSent: MonotonicInstant(nanoseconds: 0), serverReceive: server, serverTransmit: server,
                     responseReceived: MonotonicInstant(nanoseconds: 1 << 62))

@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 
 /// A server whose clock reads monotonic + `theta` and stamps a one-second `Date` somewhere inside
@@ -100,7 +101,7 @@ struct DateRefinementTests {
         let stale = try OffsetSample.timestamp(
             source: "s", serverTime: UnixTime(seconds: 1000), resolution: .seconds(1),
             requestSent: MonotonicInstant(nanoseconds: 10_000_000_000), responseReceived: MonotonicInstant(nanoseconds: 10_001_000_000))
-        #expect(throws: SampleError.emptyInterval) { try refinement.add(stale) }
+        expectThrows(SampleError.emptyInterval) { try refinement.add(stale) }
         #expect(refinement == before)
     }
 
@@ -176,8 +177,8 @@ struct DateRefinementPlanTests {
 
     @Test("a budget below the probes, or no source, is a typed error")
     func invalidPlans() {
-        #expect(throws: DateRefinementPlanError.noSources) { try DateRefinementPlan(sourceCount: 0, maxRequests: 10) }
-        #expect(throws: DateRefinementPlanError.budgetTooSmall(requests: 3, probes: 4)) {
+        expectThrows(DateRefinementPlanError.noSources) { try DateRefinementPlan(sourceCount: 0, maxRequests: 10) }
+        expectThrows(DateRefinementPlanError.budgetTooSmall(requests: 3, probes: 4)) {
             try DateRefinementPlan(sourceCount: 2, maxRequests: 3)
         }
     }
@@ -196,7 +197,7 @@ struct DateRefinementPlanTests {
             return
         }
         server.theta += 5_000_000_000  // the server stepped 5 s
-        #expect(throws: SampleError.emptyInterval) { try plan.handle(try server.exchange(at: second.nanoseconds), from: 0) }
+        expectThrows(SampleError.emptyInterval) { try plan.handle(try server.exchange(at: second.nanoseconds), from: 0) }
         #expect(plan.rejected == 1 && plan.samples.count == 1)
     }
 }

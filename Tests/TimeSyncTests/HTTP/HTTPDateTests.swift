@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 
 @Suite("HTTP-date parser (RFC 9110 §5.6.7)")
@@ -71,7 +72,7 @@ struct HTTPDateTests {
             ("Funday, 06-Nov-94 08:49:37 GMT", .invalidDayName),
         ] as [(String, HTTPDateError)])
     func rejectsMalformedDates(_ text: String, error: HTTPDateError) {
-        #expect(throws: error) { try HTTPDate.parse(text, reference: Self.reference) }
+        expectThrows(error) { try HTTPDate.parse(text, reference: Self.reference) }
     }
 
     @Test("IMF-fixdate formatting round-trips through the parser (seeded)")

@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncFixtures
 
 /// `Retry-After` values, honest and hostile: every wait within 0 … one day, bad input a typed error.
 @Suite("Retry-After")
@@ -47,7 +48,7 @@ struct HTTPRetryAfterTests {
             ("\u{0}", .malformed),
         ])
     func errors(value: String, expected: HTTPRetryAfterError) {
-        #expect(throws: expected) { try HTTPRetryAfter.parse(value, now: Self.now) }
+        expectThrows(expected) { try HTTPRetryAfter.parse(value, now: Self.now) }
     }
 
     @Test("a malformed date says why")
@@ -56,7 +57,7 @@ struct HTTPRetryAfterTests {
             _ = try HTTPRetryAfter.parse("Mon, 06 Nov 1994 08:49:37 GMT", now: Self.now)
             Issue.record("a date with the wrong weekday parsed")
         } catch {
-            #expect(error.dateError == .weekdayMismatch)
+            #expect((error.underlying as? HTTPDateError)?.code == .weekdayMismatch)
             #expect(error.description.contains("day name does not match the date"))
         }
     }

@@ -73,7 +73,7 @@ import TimeSyncTesting
 
     @Test(arguments: 0..<48)
     func packetsShorterThan48BytesAreRejected(_ length: Int) {
-        #expect(throws: NTPPacketError.truncated) {
+        expectThrows(NTPPacketError.truncated) {
             try NTPPacket(decoding: Self.chronyReply.prefix(length))
         }
     }
@@ -102,7 +102,7 @@ import TimeSyncTesting
         Array(repeating: UInt8(0), count: 7),  // a trailer that is no MAC
     ])
     func malformedExtensionAreasAreRejected(_ trailer: [UInt8]) {
-        #expect(throws: NTPPacketError.malformedExtensionField) {
+        expectThrows(NTPPacketError.malformedExtensionField) {
             try NTPPacket(decoding: Self.chronyReply + trailer)
         }
     }

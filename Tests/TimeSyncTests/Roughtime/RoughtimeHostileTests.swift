@@ -1,6 +1,7 @@
 import Crypto
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 
 /// Replies a liar or a broken server could send: each is a typed error, never a verified time.
@@ -56,12 +57,12 @@ import TimeSyncTesting
     }
 
     @Test func aSignatureByAnotherKeyIsRefused() throws {
-        #expect(throws: RoughtimeError.badResponseSignature) { try Self.verify(try Self.forge(signWith: Self.longTermKey)) }
+        expectThrows(RoughtimeError.badResponseSignature) { try Self.verify(try Self.forge(signWith: Self.longTermKey)) }
         var packet = try Self.forge()
         // The top-level SIG is the message's first value: right after the 12-byte frame and the header.
         let message = try RoughtimeMessage(decoding: try RoughtimePacket.unframe(packet[...]))
         packet[try message.value(.signature).startIndex] ^= 0x01
-        #expect(throws: RoughtimeError.badResponseSignature) { try Self.verify(packet) }
+        expectThrows(RoughtimeError.badResponseSignature) { try Self.verify(packet) }
     }
 
     @Test func aWrongMerklePathIsRefused() throws {
@@ -69,23 +70,23 @@ import TimeSyncTesting
         var packet = try Self.forge(path: path, index: 1)
         let message = try RoughtimeMessage(decoding: try RoughtimePacket.unframe(packet[...]))
         packet[try message.value(.path).startIndex] ^= 0x80
-        #expect(throws: RoughtimeError.merkleMismatch) { try Self.verify(packet) }
+        expectThrows(RoughtimeError.merkleMismatch) { try Self.verify(packet) }
         // The right path under the wrong index; an index with bits past the path.
-        #expect(throws: RoughtimeError.merkleMismatch) { try Self.verify(try Self.forge(path: path, index: 1) { $0[6].1 = RoughtimeMessage.uint32Bytes(0) }) }
-        #expect(throws: RoughtimeError.merkleMismatch) { try Self.verify(try Self.forge(path: path, index: 1) { $0[6].1 = RoughtimeMessage.uint32Bytes(3) }) }
-        #expect(throws: RoughtimeError.badTagLength) { try Self.verify(try Self.forge { $0[3].1 = [UInt8](repeating: 1, count: 33 * 32) }) }
+        expectThrows(RoughtimeError.merkleMismatch) { try Self.verify(try Self.forge(path: path, index: 1) { $0[6].1 = RoughtimeMessage.uint32Bytes(0) }) }
+        expectThrows(RoughtimeError.merkleMismatch) { try Self.verify(try Self.forge(path: path, index: 1) { $0[6].1 = RoughtimeMessage.uint32Bytes(3) }) }
+        expectThrows(RoughtimeError.badTagLength) { try Self.verify(try Self.forge { $0[3].1 = [UInt8](repeating: 1, count: 33 * 32) }) }
     }
 
     @Test func aMidpointOutsideTheDelegationIsRefused() throws {
-        #expect(throws: RoughtimeError.midpointOutsideDelegation) { try Self.verify(try Self.forge(midpoint: 1_791_000_001)) }
-        #expect(throws: RoughtimeError.midpointOutsideDelegation) { try Self.verify(try Self.forge(midpoint: 1_788_999_999)) }
+        expectThrows(RoughtimeError.midpointOutsideDelegation) { try Self.verify(try Self.forge(midpoint: 1_791_000_001)) }
+        expectThrows(RoughtimeError.midpointOutsideDelegation) { try Self.verify(try Self.forge(midpoint: 1_788_999_999)) }
     }
 
     @Test func wrongTypeOrTagLengthsAreRefused() throws {
-        #expect(throws: RoughtimeError.wrongType) { try Self.verify(try Self.forge { $0[2].1 = RoughtimeMessage.uint32Bytes(0) }) }
-        #expect(throws: RoughtimeError.missingTag) { try Self.verify(try Self.forge { $0.remove(at: 2) }) }
-        #expect(throws: RoughtimeError.badTagLength) { try Self.verify(try Self.forge { $0[1].1 += [0, 0, 0, 0] }) }
-        #expect(throws: RoughtimeError.badTagLength) { try Self.verify(try Self.forge { $0[0].1.removeLast(4) }) }
+        expectThrows(RoughtimeError.wrongType) { try Self.verify(try Self.forge { $0[2].1 = RoughtimeMessage.uint32Bytes(0) }) }
+        expectThrows(RoughtimeError.missingTag) { try Self.verify(try Self.forge { $0.remove(at: 2) }) }
+        expectThrows(RoughtimeError.badTagLength) { try Self.verify(try Self.forge { $0[1].1 += [0, 0, 0, 0] }) }
+        expectThrows(RoughtimeError.badTagLength) { try Self.verify(try Self.forge { $0[0].1.removeLast(4) }) }
     }
 
     @Test func truncatedRepliesAreRefused() throws {
@@ -95,8 +96,8 @@ import TimeSyncTesting
         }
         // A frame that announces what is there, but a message cut inside its values.
         let message = Array(try RoughtimePacket.unframe(packet[...]).prefix(200))
-        #expect(throws: RoughtimeError.malformedMessage) { try Self.verify(RoughtimePacket.frame(message)) }
-        #expect(throws: RoughtimeError.badFraming) { try Self.verify(Array(packet.dropLast(4))) }
+        expectThrows(RoughtimeError.malformedMessage) { try Self.verify(RoughtimePacket.frame(message)) }
+        expectThrows(RoughtimeError.badFraming) { try Self.verify(Array(packet.dropLast(4))) }
     }
 
     /// Byte surgery on the header: the tag list and the offsets.
@@ -107,34 +108,34 @@ import TimeSyncTesting
         func tagBytes(_ index: Int) -> ArraySlice<UInt8> { packet[(tagsStart + 4 * index)..<(tagsStart + 4 * index + 4)] }
         var duplicate = packet
         duplicate.replaceSubrange((tagsStart + 4)..<(tagsStart + 8), with: tagBytes(0))
-        #expect(throws: RoughtimeError.unsortedTags) { try Self.verify(duplicate) }
+        expectThrows(RoughtimeError.unsortedTags) { try Self.verify(duplicate) }
         var unsorted = packet
         unsorted.replaceSubrange((tagsStart)..<(tagsStart + 8), with: tagBytes(1) + tagBytes(0))
-        #expect(throws: RoughtimeError.unsortedTags) { try Self.verify(unsorted) }
+        expectThrows(RoughtimeError.unsortedTags) { try Self.verify(unsorted) }
         var outside = packet
         outside.replaceSubrange(16..<20, with: RoughtimeMessage.uint32Bytes(1 << 20))
-        #expect(throws: RoughtimeError.malformedMessage) { try Self.verify(outside) }
+        expectThrows(RoughtimeError.malformedMessage) { try Self.verify(outside) }
         var misaligned = packet
         misaligned.replaceSubrange(16..<20, with: RoughtimeMessage.uint32Bytes(62))
-        #expect(throws: RoughtimeError.malformedMessage) { try Self.verify(misaligned) }
+        expectThrows(RoughtimeError.malformedMessage) { try Self.verify(misaligned) }
         var decreasing = packet
         decreasing.replaceSubrange(20..<24, with: RoughtimeMessage.uint32Bytes(0))
-        #expect(throws: RoughtimeError.malformedMessage) { try Self.verify(decreasing) }
+        expectThrows(RoughtimeError.malformedMessage) { try Self.verify(decreasing) }
         var oversize = packet
         oversize.replaceSubrange(12..<16, with: RoughtimeMessage.uint32Bytes(1_000_000))
-        #expect(throws: RoughtimeError.malformedMessage) { try Self.verify(oversize) }
+        expectThrows(RoughtimeError.malformedMessage) { try Self.verify(oversize) }
         var none = packet
         none.replaceSubrange(12..<16, with: RoughtimeMessage.uint32Bytes(0))
-        #expect(throws: RoughtimeError.malformedMessage) { try Self.verify(none) }
+        expectThrows(RoughtimeError.malformedMessage) { try Self.verify(none) }
     }
 
     @Test func aNestedMessageWithABrokenHeaderIsRefused() throws {
         #expect(throws: RoughtimeError.self) { try Self.verify(try Self.forge { $0[4].1 = RoughtimeMessage.uint32Bytes(9) + [UInt8](repeating: 0, count: 8) }) }
-        #expect(throws: RoughtimeError.truncated) { try RoughtimeMessage(decoding: [UInt8]([1, 0])) }
+        expectThrows(RoughtimeError.truncated) { try RoughtimeMessage(decoding: [UInt8]([1, 0])) }
     }
 
     @Test func aReplyInAVersionThisSideDoesNotSpeakIsRefused() throws {
-        #expect(throws: RoughtimeError.unsupportedVersion) {
+        expectThrows(RoughtimeError.unsupportedVersion) {
             try Self.verify(try Self.forge { $0[4].1 = RoughtimeMessage.encode([(.version, RoughtimeMessage.uint32Bytes(0x8000_0007)), (.radius, RoughtimeMessage.uint32Bytes(3))]) })
         }
     }
@@ -143,7 +144,7 @@ import TimeSyncTesting
     @Test(arguments: [UInt64(253_402_300_799), 7_300_000_000, UInt64.max])
     func aSignedTimeNoHonestServerTellsIsRefused(midpoint: UInt64) throws {
         let reply = try Self.forge(midpoint: midpoint, validity: 0...UInt64.max)
-        #expect(throws: RoughtimeError.timeOutOfRange) { try RoughtimeResponse.verify(reply, request: Self.request, publicKey: Self.publicKey) }
+        expectThrows(RoughtimeError.timeOutOfRange) { try RoughtimeResponse.verify(reply, request: Self.request, publicKey: Self.publicKey) }
         // The same reply a second inside 2200 verifies.
         let honest = try Self.forge(midpoint: 7_258_118_399, validity: 0...UInt64.max)
         #expect(try RoughtimeResponse.verify(honest, request: Self.request, publicKey: Self.publicKey).midpoint == UnixTime(seconds: 7_258_118_399))

@@ -15,11 +15,11 @@ import TimeSyncTesting
         // A `Date` in 1678 and a `TimeSync-Time` at the edge of Int64 nanoseconds: well-formed, absurd.
         let year1678 = UnixTime(nanoseconds: -9_200_000_000 * Fixture.second)
         for serverTime in [year1678, UnixTime(nanoseconds: .min), UnixTime(nanoseconds: .max), SampleLimits.serverTimes.upperBound] {
-            #expect(throws: SampleError.timeOutOfRange) {
+            expectThrows(SampleError.timeOutOfRange) {
                 try OffsetSample.exchange(
                     source: "a", requestSent: sent, serverReceive: serverTime, serverTransmit: serverTime, responseReceived: received)
             }
-            #expect(throws: SampleError.timeOutOfRange) {
+            expectThrows(SampleError.timeOutOfRange) {
                 try OffsetSample.timestamp(
                     source: "a", serverTime: serverTime, resolution: .seconds(1), requestSent: sent, responseReceived: received)
             }
@@ -33,7 +33,7 @@ import TimeSyncTesting
 
     @Test func spanUncertaintyResolutionAndNameHaveLimits() {
         let longAfter = sent.advanced(by: SampleLimits.maximumSpan + .nanoseconds(1))
-        #expect(throws: SampleError.spanTooLong) {
+        expectThrows(SampleError.spanTooLong) {
             try OffsetSample.exchange(source: "a", requestSent: sent, serverReceive: now, serverTransmit: now, responseReceived: longAfter)
         }
         #expect(throws: Never.self) {
@@ -41,23 +41,23 @@ import TimeSyncTesting
                 source: "a", requestSent: sent, serverReceive: now, serverTransmit: now,
                 responseReceived: sent.advanced(by: SampleLimits.maximumSpan))
         }
-        #expect(throws: SampleError.uncertaintyOutOfRange) {
+        expectThrows(SampleError.uncertaintyOutOfRange) {
             try OffsetSample.exchange(
                 source: "a", requestSent: sent, serverReceive: now, serverTransmit: now, responseReceived: received,
                 serverUncertainty: SampleLimits.maximumServerUncertainty + .nanoseconds(1))
         }
-        #expect(throws: SampleError.resolutionOutOfRange) {
+        expectThrows(SampleError.resolutionOutOfRange) {
             try OffsetSample.timestamp(
                 source: "a", serverTime: now, resolution: SampleLimits.maximumResolution + .seconds(1), requestSent: sent,
                 responseReceived: received)
         }
-        #expect(throws: SampleError.sourceNameTooLong) {
+        expectThrows(SampleError.sourceNameTooLong) {
             try OffsetSample.exchange(
                 source: String(repeating: "x", count: SampleLimits.maximumSourceNameLength + 1), requestSent: sent,
                 serverReceive: now, serverTransmit: now, responseReceived: received)
         }
         // A monotonic instant no clock of this device produces (a corrupt store, a forged sample).
-        #expect(throws: SampleError.timeOutOfRange) {
+        expectThrows(SampleError.timeOutOfRange) {
             try OffsetSample.exchange(
                 source: "a", requestSent: MonotonicInstant(nanoseconds: -1), serverReceive: now, serverTransmit: now,
                 responseReceived: received)
@@ -67,14 +67,14 @@ import TimeSyncTesting
     /// A server's "starts in N seconds" is input too: an absurd N is a typed error, and the extreme
     /// but admitted one counts down without overflowing.
     @Test func remainingDurationsHaveLimits() async throws {
-        #expect(throws: SampleError.timeOutOfRange) {
+        expectThrows(SampleError.timeOutOfRange) {
             try DeadlineInterval.remaining(.seconds(Int64.max), requestSent: sent, responseReceived: received)
         }
-        #expect(throws: SampleError.timeOutOfRange) {
+        expectThrows(SampleError.timeOutOfRange) {
             try DeadlineInterval.remaining(
                 DeadlineInterval.maximumRemaining + .seconds(1), requestSent: sent, responseReceived: received)
         }
-        #expect(throws: SampleError.resolutionOutOfRange) {
+        expectThrows(SampleError.resolutionOutOfRange) {
             try DeadlineInterval.remaining(.seconds(5), resolution: .seconds(7200), requestSent: sent, responseReceived: received)
         }
         let far = try DeadlineInterval.remaining(
@@ -209,7 +209,8 @@ import TimeSyncTesting
         data.append(Data(repeating: UInt8(ascii: " "), count: 4 << 20))
         try data.write(to: url)
         let store = FileCalibrationStore(url: url)
-        #expect(throws: FileCalibrationStoreError(path: url.path, reason: .notAStore(size: Int64(data.count)))) { try store.load() }
+        let refusal = expectThrows(FileCalibrationStoreError(path: url.path, code: .notAStore(size: Int64(data.count)))) { try store.load() }
+        #expect(refusal?.path == url.path)
         let warnings = WarningLog()
         let clock = ServerClock(timeBase: base, store: store, keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
@@ -337,9 +338,10 @@ import TimeSyncTesting
     }
 
     @Test func twoAgainstTwoHasNoAnswer() throws {
-        #expect(throws: SampleConsensusError(largestAgreeing: 2, total: 4)) {
+        let thrown = expectThrows(SampleConsensusError(largestAgreeing: 2, total: 4)) {
             try SampleConsensus(try samples([lie, lie, 0, 0]))
         }
+        #expect(thrown?.largestAgreeing == 2 && thrown?.total == 4)
         let error = SampleConsensusError(largestAgreeing: 2, total: 4)
         #expect(error.description == "samples contradict each other: at most 2 of 4 agree, no majority")
     }
@@ -348,6 +350,7 @@ import TimeSyncTesting
         let consensus = try SampleConsensus(try samples([0, 0, 0, 0]))
         #expect(consensus.samples.count == 4)
         #expect(consensus.outliers.isEmpty)
-        #expect(throws: SampleConsensusError(largestAgreeing: 0, total: 0)) { try SampleConsensus([]) }
+        let none = expectThrows(SampleConsensusError(largestAgreeing: 0, total: 0)) { try SampleConsensus([]) }
+        #expect(none?.largestAgreeing == 0 && none?.total == 0)
     }
 }

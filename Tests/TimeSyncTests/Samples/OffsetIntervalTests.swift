@@ -37,11 +37,11 @@ import TimeSyncFixtures
     }
 
     @Test func inconsistentTimestampsAreTypedErrors() {
-        #expect(throws: SampleError.replyBeforeRequest) { try OffsetInterval.exchange(t1: 10, t2: 0, t3: 0, t4: 9) }
-        #expect(throws: SampleError.serverTimestampsReversed) { try OffsetInterval.exchange(t1: 0, t2: 5, t3: 4, t4: 9) }
-        #expect(throws: SampleError.negativeDelay) { try OffsetInterval.exchange(t1: 0, t2: 0, t3: 20, t4: 10) }
-        #expect(throws: SampleError.emptyInterval) { try OffsetInterval(lower: 2, upper: 1) }
-        #expect(throws: SampleError.negativeResolution) { try OffsetInterval.timestamp(0, resolution: -1, t1: 0, t4: 1) }
+        expectThrows(SampleError.replyBeforeRequest) { try OffsetInterval.exchange(t1: 10, t2: 0, t3: 0, t4: 9) }
+        expectThrows(SampleError.serverTimestampsReversed) { try OffsetInterval.exchange(t1: 0, t2: 5, t3: 4, t4: 9) }
+        expectThrows(SampleError.negativeDelay) { try OffsetInterval.exchange(t1: 0, t2: 0, t3: 20, t4: 10) }
+        expectThrows(SampleError.emptyInterval) { try OffsetInterval(lower: 2, upper: 1) }
+        expectThrows(SampleError.negativeResolution) { try OffsetInterval.timestamp(0, resolution: -1, t1: 0, t4: 1) }
     }
 
     @Test func oneSecondDateHeader() throws {
@@ -64,7 +64,7 @@ import TimeSyncFixtures
             source: "own", serverTime: server, processingTime: .milliseconds(40), requestSent: t1, responseReceived: t4)
         #expect(sample.delay == 60 * Fixture.millisecond)
         #expect(sample.offset.contains(3 * Fixture.second))
-        #expect(throws: SampleError.negativeDuration) {
+        expectThrows(SampleError.negativeDuration) {
             try OffsetSample.stamped(source: "own", serverTime: server, processingTime: .milliseconds(-1), requestSent: t1, responseReceived: t4)
         }
     }
@@ -77,7 +77,7 @@ import TimeSyncFixtures
             serverUncertainty: .milliseconds(3))
         #expect(widened.offset.lower == plain.offset.lower - 3 * Fixture.millisecond)
         #expect(widened.offset.upper == plain.offset.upper + 3 * Fixture.millisecond)
-        #expect(throws: SampleError.negativeUncertainty) {
+        expectThrows(SampleError.negativeUncertainty) {
             try OffsetSample.exchange(
                 source: "s", requestSent: Fixture.at(0), serverReceive: UnixTime(nanoseconds: 0), serverTransmit: UnixTime(nanoseconds: 0),
                 responseReceived: Fixture.at(1), serverUncertainty: .milliseconds(-1))
@@ -107,10 +107,10 @@ import TimeSyncFixtures
             .seconds(30), resolution: .seconds(1), requestSent: Fixture.at(0), responseReceived: Fixture.at(0.2))
         #expect(deadline.earliest == Fixture.at(30))
         #expect(deadline.latest == Fixture.at(31.2))
-        #expect(throws: SampleError.negativeDuration) {
+        expectThrows(SampleError.negativeDuration) {
             try DeadlineInterval.remaining(.seconds(-1), requestSent: Fixture.at(0), responseReceived: Fixture.at(1))
         }
-        #expect(throws: SampleError.replyBeforeRequest) {
+        expectThrows(SampleError.replyBeforeRequest) {
             try DeadlineInterval.remaining(.seconds(1), requestSent: Fixture.at(1), responseReceived: Fixture.at(0))
         }
     }

@@ -35,13 +35,13 @@ typealias SimulatedTimeSource = ScriptedTimeSource
 
     @Test func mixingReferencesIsAConfigurationError() {
         let base = ManualTimeBase()
-        #expect(throws: TimeSynchronizerError.mixedReferences([.utc, .service("api")])) {
+        expectThrows(TimeSynchronizerError.mixedReferences([.utc, .service("api")])) {
             try TimeSynchronizer(
                 sources: [SimulatedTimeSource("ntp", offset: 0, base: base), SimulatedTimeSource("api", offset: 0, base: base, reference: .service("api"))],
                 timeBase: base)
         }
-        #expect(throws: TimeSynchronizerError.noSources) { try TimeSynchronizer(sources: [], timeBase: base) }
-        #expect(throws: TimeSynchronizerError.duplicateSource("a")) {
+        expectThrows(TimeSynchronizerError.noSources) { try TimeSynchronizer(sources: [], timeBase: base) }
+        expectThrows(TimeSynchronizerError.duplicateSource("a")) {
             try TimeSynchronizer(sources: [SimulatedTimeSource("a", offset: 0, base: base), SimulatedTimeSource("a", offset: 0, base: base)], timeBase: base)
         }
     }
