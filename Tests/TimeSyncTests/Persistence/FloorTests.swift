@@ -134,6 +134,21 @@ import TimeSyncTesting
         #expect(!clock.hasCertainlyPassed(vouched.advanced(by: .seconds(-3600))))
     }
 
+    /// With only the floor after a reboot, a device clock set back below it is behind by at least
+    /// the gap; one above it cannot be judged.
+    @Test func aDeviceClockSetBackBelowTheFloorIsBehind() throws {
+        let base = ManualTimeBase()
+        let store = MemoryCalibrationStore()
+        _ = try synchronizedClock(base, store)
+        base.reboot(bootSessionID: "manual-boot-2")
+        let clock = ServerClock(timeBase: base, configuration: synchronous, store: store, keyProvider: key)
+        #expect(clock.deviceClockCheck(tolerance: .seconds(60)) == .unknown, "42 s below the floor is within a minute's tolerance")
+        base.jumpWall(by: .seconds(-86_400))
+        let gap = base.wallNow().duration(to: clock.reading().earliest)
+        #expect(clock.deviceClockCheck(tolerance: .seconds(60)) == .behind(by: gap, error: nil))
+        #expect(gap > .seconds(86_400))
+    }
+
     /// The first fresh calibration after the reboot replaces the floor; a reset forgets it.
     @Test func aFreshCalibrationReplacesTheFloorAndAResetForgetsIt() throws {
         let base = ManualTimeBase()
