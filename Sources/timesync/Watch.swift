@@ -14,8 +14,10 @@ struct Watch: AsyncParsableCommand {
             roughtime://host:port?key=BASE64 (Roughtime, RFC 10049: signed time, a floor no unauthenticated \
             source may leave) or http(s):// URLs (the precise TimeSync-Time header, else the \
             refined Date). A line is printed after each measurement, every value named: the status \
-            (synchronized / provisional / unsynchronized / noMajority), "offset" (server time − this \
-            machine's wall clock) "±" its error (half the bounds' width), and after "sources:" each \
+            (synchronized / provisional / unsynchronized / noMajority / floorOnly), "offset" (server time − this \
+            machine's wall clock) "±" its error (half the bounds' width), or "floor ≥" the server time a \
+            --store kept across a reboot (status floorOnly: earlier moments have certainly passed), then \
+            "device clock" within --tolerance, ahead or behind, and after "sources:" each \
             source's state (selected / falseticker / unselected / suspect / kissed / unsynchronized / \
             conflictingReplies / unreachable / pending / standingBy) with its own latest offset and how \
             old it is, "(stale)" when the source is not answering now. Each failed poll is reported on \
@@ -47,10 +49,16 @@ struct Watch: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(WatchOptions.Help.interval))
     var interval: Double?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(WatchOptions.Help.tolerance))
+    var tolerance: Double = WatchOptions.defaults.tolerance
+
+    @Option(help: ArgumentHelp(WatchOptions.Help.deadline))
+    var deadline: String?
+
     var options: WatchOptions {
         WatchOptions(
             sources: sources, caFile: caFile, duration: duration, json: json, store: store, targetError: targetError, timeout: timeout,
-            interval: interval)
+            interval: interval, tolerance: tolerance, deadline: deadline)
     }
 
     func validate() throws {

@@ -13,6 +13,23 @@ struct WatchOptions: Sendable {
     var targetError: Double = 250
     var timeout: Double = 2
     var interval: Double?
+    /// Seconds: how far the device clock may be from server time before the check says so.
+    var tolerance: Double = 1
+    /// A moment to report on in every update: has it certainly passed?
+    var deadline: String?
+
+    /// ``deadline`` as a time: Unix seconds, or ISO 8601 in UTC (`2026-11-26T08:00:00Z`).
+    var deadlineTime: UnixTime? {
+        guard let deadline else { return nil }
+        if let seconds = Double(deadline), seconds.isFinite, abs(seconds) < 7_000_000_000 {
+            return UnixTime(nanoseconds: Int64((seconds * 1e9).rounded()))
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let date = formatter.date(from: deadline) ?? ISO8601DateFormatter().date(from: deadline)
+        guard let date, abs(date.timeIntervalSince1970) < 7_000_000_000 else { return nil }
+        return UnixTime(nanoseconds: Int64((date.timeIntervalSince1970 * 1e9).rounded()))
+    }
 
     /// The defaults, for help texts.
     static let defaults = WatchOptions(sources: [])
@@ -29,6 +46,12 @@ struct WatchOptions: Sendable {
         guard timeout.isFinite, timeout > 0, timeout <= 60 else { return "--timeout \(timeout): give seconds, more than 0 and at most 60" }
         if let interval, !(interval.isFinite && interval >= 0.1 && interval <= 86_400) {
             return "--interval \(interval): give seconds, from 0.1 to 86400"
+        }
+        guard tolerance.isFinite, tolerance >= 0, tolerance <= 31_536_000 else {
+            return "--tolerance \(tolerance): give seconds, from 0 to 31536000 (a year)"
+        }
+        if let deadline, deadlineTime == nil {
+            return "--deadline '\(deadline)': give Unix seconds or an ISO 8601 time in UTC, such as 2026-11-26T08:00:00Z"
         }
         for source in sources {
             if case .failure(let problem) = TimeServerURL.parse(source, command: "watch") { return problem.message }
@@ -61,5 +84,9 @@ extension WatchOptions {
             "The error to keep, in milliseconds: polling speeds up when the error would pass it before the next poll, and slows down well below it."
         static let timeout = "Each measurement's deadline, in seconds (more than 0, at most 60)."
         static let interval = "Also print a line every this many seconds, between calibrations (default: only on a calibration)."
+        static let tolerance =
+            "How far, in seconds, this machine's clock may be from server time before each line says it is ahead or behind."
+        static let deadline =
+            "A moment (Unix seconds, or ISO 8601 in UTC) each line says has certainly passed, or not yet certainly."
     }
 }

@@ -4,9 +4,17 @@ import TimeSync
 /// Prints one update per calibration, serialized.
 final class UpdatePrinter: Sendable {
     let json: Bool
+    /// Seconds, for the device clock check.
+    let tolerance: Double
+    /// The moment each update says has certainly passed, or not.
+    let deadline: UnixTime?
     private let lock = Locked(())
 
-    init(json: Bool) { self.json = json }
+    init(json: Bool, tolerance: Double = WatchOptions.defaults.tolerance, deadline: UnixTime? = nil) {
+        self.json = json
+        self.tolerance = tolerance
+        self.deadline = deadline
+    }
 
     struct Update: Encodable {
         var time: String
@@ -14,7 +22,26 @@ final class UpdatePrinter: Sendable {
         var offset: Double?
         var error: Double?
         var restored: Bool?
+        /// The floor kept across a reboot (status floorOnly): server time is no earlier.
+        var floor: String?
+        var deviceClock: DeviceClock
+        var deadline: Deadline?
         var sources: [Source]
+    }
+
+    /// The device clock check: `within`, `ahead`, `behind` or `unknown`, by how many seconds and
+    /// within what error (none when only a floor is known: behind by at least `by`).
+    struct DeviceClock: Encodable {
+        var check: String
+        var tolerance: Double
+        var by: Double?
+        var error: Double?
+    }
+
+    /// Whether the moment given with --deadline has certainly passed.
+    struct Deadline: Encodable {
+        var time: String
+        var certainlyPassed: Bool
     }
 
     struct Source: Encodable {
@@ -64,10 +91,17 @@ final class UpdatePrinter: Sendable {
         let sources = statuses.map {
             Source(source: $0.source, state: $0.state.rawValue, offset: $0.wallClockOffset?.secondsValue, kissCode: $0.kissCode)
         }
+        let pair = clock.timeBase.wallClockPair()
+        let calibrated = status != .unsynchronized && status != .floorOnly
         let update = Update(
             time: "\(clock.timeBase.wallNow())", status: Self.statusName(status),
-            offset: status == .unsynchronized ? nil : offset?.estimate.secondsValue,
-            error: status == .unsynchronized ? nil : offset?.error.secondsValue, restored: restored ? true : nil,
+            offset: calibrated ? offset?.estimate.secondsValue : nil,
+            error: calibrated ? offset?.error.secondsValue : nil, restored: restored ? true : nil,
+            floor: status == .floorOnly ? "\(reading.earliest)" : nil,
+            deviceClock: Self.deviceClock(
+                clock.reading(at: pair.monotonic).deviceClockCheck(deviceTime: pair.wall, tolerance: .seconds(double: tolerance)),
+                tolerance: tolerance),
+            deadline: deadline.map { Deadline(time: "\($0)", certainlyPassed: reading.hasCertainlyPassed($0)) },
             sources: sources)
         let line: String
         if json {
@@ -85,8 +119,38 @@ final class UpdatePrinter: Sendable {
     /// A source's offset is its own latest sample's (server − this machine's wall clock); it is
     /// marked stale when the source is not answering now (unreachable, kissed, unsynchronized,
     /// conflicting, standing by).
+    static func deviceClock(_ check: DeviceClockCheck, tolerance: Double) -> DeviceClock {
+        switch check {
+        case .withinTolerance(let offset, let error):
+            DeviceClock(check: "within", tolerance: tolerance, by: offset.secondsValue, error: error.secondsValue)
+        case .ahead(let by, let error): DeviceClock(check: "ahead", tolerance: tolerance, by: by.secondsValue, error: error.secondsValue)
+        case .behind(let by, let error): DeviceClock(check: "behind", tolerance: tolerance, by: by.secondsValue, error: error?.secondsValue)
+        case .unknown: DeviceClock(check: "unknown", tolerance: tolerance)
+        }
+    }
+
+    /// The device clock check in words: `device clock within 1 s`, `device clock ahead 90.000 s ±
+    /// 0.010 s`, `device clock behind ≥ 86400.000 s`, `device clock unknown`.
+    static func text(_ device: DeviceClock) -> String {
+        switch (device.check, device.by, device.error) {
+        case ("within", _, _): "device clock within \(Self.seconds(device.tolerance))"
+        case (let check, let by?, let error?): String(format: "device clock \(check) %.3f s ± %.3f s", by, error)
+        case (let check, let by?, nil): String(format: "device clock \(check) ≥ %.3f s", by)
+        default: "device clock \(device.check)"
+        }
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
     static func text(_ update: Update, statuses: [TimeSourceStatus], now: MonotonicInstant) -> String {
-        let head = update.offset.map { String(format: "offset %+.6f s ± %.6f s", $0, update.error ?? 0) } ?? "offset -"
+        var head = update.floor.map { "floor ≥ \($0)" }
+            ?? update.offset.map { String(format: "offset %+.6f s ± %.6f s", $0, update.error ?? 0) } ?? "offset -"
+        head += "  " + text(update.deviceClock)
+        if let deadline = update.deadline {
+            head += "  \(deadline.time) \(deadline.certainlyPassed ? "certainly passed" : "not certainly passed")"
+        }
         let list = statuses.map { source in
             var text = "\(source.source) \(source.state.rawValue)" + (source.kissCode.map { " \($0)" } ?? "")
             guard let offset = source.wallClockOffset else { return text }

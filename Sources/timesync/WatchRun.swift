@@ -15,7 +15,7 @@ import FoundationNetworking
 /// - Returns: Whether any source answered (the command exits 1 when none did).
 /// - Throws: ``CommandFailure`` when the synchronizer cannot be made (a source given twice).
 func runWatch(_ options: WatchOptions) async throws -> Bool {
-    let timeBase = SystemTimeBase()
+    let timeBase = BootSessionOverride.timeBase()
     let http = WatchHTTP()
     var timeSources: [any TimeSource] = []
     for source in options.sources {
@@ -55,7 +55,7 @@ func runWatch(_ options: WatchOptions) async throws -> Bool {
         throw CommandFailure.from(error)
     }
     let json = options.json
-    let printer = UpdatePrinter(json: json)
+    let printer = UpdatePrinter(json: json, tolerance: options.tolerance, deadline: options.deadlineTime)
     if synchronizer.clock.reading().status != .unsynchronized {
         printer.print(synchronizer)
     }
@@ -135,7 +135,7 @@ func runWatch(_ options: WatchOptions) async throws -> Bool {
 struct WatchHTTP {
     let client = HTTPTimeSource.makeClient()
 
-    func source(_ url: URL, timeBase: SystemTimeBase, timeout: Double) throws -> any TimeSource {
+    func source(_ url: URL, timeBase: any TimeBase, timeout: Double) throws -> any TimeSource {
         try HTTPTimeSource(url: url.absoluteString, client: client, timeBase: timeBase, timeout: .seconds(double: timeout))
     }
 
@@ -146,7 +146,7 @@ struct WatchHTTP {
 struct WatchHTTP {
     let session = URLSession(configuration: .ephemeral)
 
-    func source(_ url: URL, timeBase: SystemTimeBase, timeout: Double) throws -> any TimeSource {
+    func source(_ url: URL, timeBase: any TimeBase, timeout: Double) throws -> any TimeSource {
         URLSessionMeasuredSource(url: url, session: session, timeBase: timeBase)
     }
 

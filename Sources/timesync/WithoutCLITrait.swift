@@ -92,6 +92,8 @@ enum TimeSyncWithoutCLITrait {
             options.targetError = flags.double("--target-error") ?? options.targetError
             options.timeout = flags.double("--timeout") ?? options.timeout
             options.interval = flags.double("--interval")
+            options.tolerance = flags.double("--tolerance") ?? options.tolerance
+            options.deadline = flags.string("--deadline")
             options.sources = flags.positionals()
             flags.finish()
             if let problem = options.problem {
@@ -172,6 +174,8 @@ enum TimeSyncWithoutCLITrait {
           --target-error   \(WatchOptions.Help.targetError) Default \(WatchOptions.defaults.targetError).
           --timeout        \(WatchOptions.Help.timeout) Default \(WatchOptions.defaults.timeout).
           --interval       \(WatchOptions.Help.interval)
+          --tolerance      \(WatchOptions.Help.tolerance) Default \(WatchOptions.defaults.tolerance).
+          --deadline       \(WatchOptions.Help.deadline)
         """
 
     /// Reports a failure as the command built with the trait does (JSON on stdout under `--json`)

@@ -44,6 +44,8 @@ struct CLIErrorTests {
         (["serve", "--ntp", "127.0.0.1:0", "--threads", "-2"], ["--threads -2", "1 to 256"]),
         (["watch", "--timeout", "0", "ntp://127.0.0.1"], ["--timeout 0", "more than 0"]),
         (["watch", "ntp://127.0.0.1:0"], ["ntp://127.0.0.1:0", "port 0"]),
+        (["watch", "--tolerance", "-1", "ntp://127.0.0.1"], ["--tolerance -1", "from 0"]),
+        (["watch", "--deadline", "yesterday", "ntp://127.0.0.1"], ["--deadline 'yesterday'", "ISO 8601"]),
         (["query", "roughtime://127.0.0.1:2002"], ["roughtime://127.0.0.1:2002", "no key="]),
         (["serve", "--roughtime", "127.0.0.1:0"], ["--roughtime", "--key FILE"]),
         (["serve", "--roughtime", "127.0.0.1:0", "--key", "/dev/null", "--roughtime-batch", "0"], ["--roughtime-batch 0", "1 to 64"]),

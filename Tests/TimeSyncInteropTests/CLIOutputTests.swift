@@ -27,7 +27,7 @@ struct CLIOutputTests {
             let run = try await ChildProcess.run(binary, ["watch", url, "--duration", "3"], timeout: .seconds(30))
             #expect(run.status == 0, "\(run)")
             let lines = run.stdout.split(separator: "\n").map(String.init)
-            let pattern = #"^\d{4}-\d\d-\d\dT[0-9:.]+Z  (synchronized|provisional)  offset [+-]\d+\.\d{6} s ± \d+\.\d{6} s  sources: 127\.0\.0\.1:\d+ selected ([+-]\d+\.\d{6}) s \(\d+ s ago\)$"#
+            let pattern = #"^\d{4}-\d\d-\d\dT[0-9:.]+Z  (synchronized|provisional)  offset [+-]\d+\.\d{6} s ± \d+\.\d{6} s  device clock (within 1 s|ahead \d+\.\d{3} s ± \d+\.\d{3} s|behind \d+\.\d{3} s ± \d+\.\d{3} s|unknown)  sources: 127\.0\.0\.1:\d+ selected ([+-]\d+\.\d{6}) s \(\d+ s ago\)$"#
             let matching = lines.filter { $0.range(of: pattern, options: .regularExpression) != nil }
             #expect(!lines.isEmpty && matching.count == lines.count, "\(run.stdout)")
             // With one source the clock follows it: its own offset lies within the clock's bound.

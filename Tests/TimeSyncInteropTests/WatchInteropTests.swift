@@ -64,7 +64,18 @@ import TimeSyncTestSupport
         var offset: Double?
         var error: Double?
         var restored: Bool?
+        var floor: String?
+        var deadline: Deadline?
+        var deviceClock: DeviceClock?
         var sources: [Source]
+        struct Deadline: Decodable {
+            var time: String
+            var certainlyPassed: Bool
+        }
+        struct DeviceClock: Decodable {
+            var check: String
+            var by: Double?
+        }
         struct Source: Decodable {
             var source: String
             var state: String
@@ -72,9 +83,11 @@ import TimeSyncTestSupport
         }
     }
 
-    static func watch(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, updates: [Update], stderr: String) {
+    static func watch(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)) async throws -> (
+        status: Int32, updates: [Update], stderr: String
+    ) {
         let binary = try #require(Interop.timesyncBinary(), "build the timesync executable first")
-        let run = try await ChildProcess.run(binary, ["watch", "--json"] + arguments, timeout: timeout)
+        let run = try await ChildProcess.run(binary, ["watch", "--json"] + arguments, environment: environment, timeout: timeout)
         // Status lines only: failed polls come as {"event": …} lines.
         let updates = try run.stdout.split(separator: "\n").filter { !$0.contains("\"event\"") }
             .map { try JSONDecoder().decode(Update.self, from: Data($0.utf8)) }
@@ -151,6 +164,40 @@ import TimeSyncTestSupport
         #expect(corrupt.status == 1)
         #expect(corrupt.stderr.contains("stored calibration ignored"), "\(corrupt.stderr)")
         #expect(corrupt.updates.isEmpty || corrupt.updates.allSatisfy { $0.restored != true })
+    }
+
+    /// After a reboot (another boot session, given to `watch` through `TIMESYNC_BOOT_SESSION_ID`) the
+    /// stored calibration means nothing, but its floor does: offline, the first line reports it, a
+    /// moment before it as certainly passed and one after it as not.
+    @Test(.enabled(if: Interop.shouldRun(["chronyd"])), .timeLimit(.minutes(2)))
+    func anOfflineStartAfterARebootReportsTheFloor() async throws {
+        let fleet = try await ChronydFleet(shifts: [0])
+        defer { fleet.stop() }
+        let storeDirectory = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: storeDirectory) }
+        let store = "\(storeDirectory)/calibration.json"
+        // The store's key lives beside it, in a data directory of the test's own.
+        let before = ["XDG_DATA_HOME": storeDirectory, "TIMESYNC_BOOT_SESSION_ID": "boot-before-\(UUID().uuidString)"]
+        let online = try await Self.watch(fleet.urls + ["--duration", "3", "--timeout", "0.5", "--store", store], environment: before)
+        #expect(online.updates.last?.status == "synchronized", "\(online.stderr)")
+        fleet.stop()
+        let wall = Date().timeIntervalSince1970
+        let after = ["XDG_DATA_HOME": storeDirectory, "TIMESYNC_BOOT_SESSION_ID": "boot-after-\(UUID().uuidString)"]
+        let past = String(format: "%.3f", wall - 60)
+        let offline = try await Self.watch(
+            fleet.urls + ["--duration", "1", "--timeout", "0.3", "--store", store, "--deadline", past], environment: after)
+        #expect(offline.status == 1, "nothing answered: \(offline.stderr)")
+        #expect(offline.stderr.contains("another boot session") && offline.stderr.contains("its floor is kept"), "\(offline.stderr)")
+        let first = try #require(offline.updates.first, "no line offline after the reboot: \(offline.stderr)")
+        print("watch after a reboot: \(first.status) floor \(first.floor ?? "-") deadline \(first.deadline.map { "\($0.time) \($0.certainlyPassed)" } ?? "-")")
+        #expect(first.status == "floorOnly" && first.floor != nil && first.offset == nil)
+        #expect(first.deadline?.certainlyPassed == true, "a minute before the floor has certainly passed")
+        // A moment after the floor (an hour ahead) is not certain.
+        let future = String(format: "%.3f", wall + 3600)
+        let later = try await Self.watch(
+            fleet.urls + ["--duration", "1", "--timeout", "0.3", "--store", store, "--deadline", future], environment: after)
+        #expect(later.updates.first?.status == "floorOnly")
+        #expect(later.updates.first?.deadline?.certainlyPassed == false)
     }
 
     /// `--store` at a file that is not a store (a mistyped path), a FIFO, a directory or a symbolic

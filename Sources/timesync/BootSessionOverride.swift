@@ -1,0 +1,22 @@
+import Foundation
+import TimeSync
+
+/// The system's clocks with the boot session identifier taken from `TIMESYNC_BOOT_SESSION_ID` when it
+/// is set: what lets a test (or a support engineer) show what `watch --store` does after a reboot
+/// without rebooting. Without the variable, the system's time base as it is.
+struct BootSessionOverride: TimeBase {
+    let bootSessionID: String?
+    private let base = SystemTimeBase()
+
+    /// The time base `watch` runs on.
+    static func timeBase() -> any TimeBase {
+        guard let id = ProcessInfo.processInfo.environment["TIMESYNC_BOOT_SESSION_ID"], !id.isEmpty, id.utf8.count <= 128 else {
+            return SystemTimeBase()
+        }
+        return BootSessionOverride(bootSessionID: id)
+    }
+
+    func monotonicNow() -> MonotonicInstant { base.monotonicNow() }
+    func wallNow() -> UnixTime { base.wallNow() }
+    func sleep(until deadline: MonotonicInstant) async throws { try await base.sleep(until: deadline) }
+}
