@@ -15,6 +15,7 @@ final class UpdatePrinter: Sendable {
         var error: Double?
         var restored: Bool?
         var sources: [Source]
+        var diagnostics: WatchDiagnostics? = nil
     }
 
     struct Source: Encodable {
@@ -71,7 +72,7 @@ final class UpdatePrinter: Sendable {
             sources: sources)
         let line: String
         if json {
-            line = (try? compactJSON(update)) ?? "{}"
+            line = (try? compactJSON(update.adding(synchronizer.diagnostics(), now: clock.timeBase.monotonicNow()))) ?? "{}"
         } else {
             line = Self.text(update, statuses: statuses, now: clock.timeBase.monotonicNow())
         }
