@@ -55,6 +55,15 @@ import TimeSyncFixtures
         #expect(next(core, at: start) == (.burst, .zero))
         let polled = try Self.pollOnce(&core, reply: sample)
         #expect(next(core, at: polled) == (.burst, .seconds(2)))
+        // After the burst a resynchronization starts another: due at once, then at burst spacing.
+        for _ in 0..<4 { try Self.pollOnce(&core, reply: sample) }
+        let steady = core.poller(of: 0).nextPoll
+        #expect(next(core, at: steady).0 == .backoff)
+        let trigger = steady.advanced(by: .seconds(-10))
+        _ = core.handle(.trigger(reason: "network changed"), at: trigger)
+        #expect(next(core, at: trigger) == (.burst, .zero))
+        let restarted = try Self.pollOnce(&core, reply: sample)
+        #expect(next(core, at: restarted) == (.burst, .seconds(2)))
     }
 
     @Test func aSampleAboveTheTargetErrorShortensTheIntervalForIt() throws {
