@@ -27,6 +27,7 @@ final class UpdatePrinter: Sendable {
         var deviceClock: DeviceClock
         var deadline: Deadline?
         var sources: [Source]
+        var diagnostics: WatchDiagnostics? = nil
     }
 
     /// The device clock check: `within`, `ahead`, `behind` or `unknown`, by how many seconds and
@@ -105,7 +106,7 @@ final class UpdatePrinter: Sendable {
             sources: sources)
         let line: String
         if json {
-            line = (try? compactJSON(update)) ?? "{}"
+            line = (try? compactJSON(update.adding(synchronizer.diagnostics(), now: clock.timeBase.monotonicNow()))) ?? "{}"
         } else {
             line = Self.text(update, statuses: statuses, now: clock.timeBase.monotonicNow())
         }

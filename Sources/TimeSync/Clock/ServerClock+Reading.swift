@@ -59,6 +59,11 @@ extension ServerClock {
     /// The sources whose samples the estimator holds now (those heard recently), sorted.
     public var sources: [String] { state.withLock { $0.calibration.estimator.sources } }
 
+    /// How many samples of each source the estimator holds now.
+    package var sampleCounts: [String: Int] {
+        state.withLock { Dictionary($0.calibration.estimator.samples.map { ($0.source, 1) }, uniquingKeysWith: +) }
+    }
+
     /// The samples held as suspects: each contradicts its source's other samples and waits for a
     /// second one to confirm a step.
     package var suspectSamples: [OffsetSample] { state.withLock { $0.calibration.estimator.suspectSamples } }

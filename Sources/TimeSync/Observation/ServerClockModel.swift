@@ -33,6 +33,9 @@ public final class ServerClockModel {
     /// The latest tick of the countdown started with ``startCountdown(to:tick:edge:)``, `nil` when
     /// none was started. After the final tick (``CountdownTick/isFinished``) it stays at zero.
     public private(set) var countdown: CountdownTick?
+    /// What the synchronizer did and will do next, refreshed with ``reading``; `nil` when the model
+    /// was made from a clock alone.
+    public private(set) var diagnostics: SynchronizerDiagnostics?
 
     /// The clock watched.
     public let clock: ServerClock
@@ -73,6 +76,7 @@ public final class ServerClockModel {
         self.refreshInterval = max(refreshInterval, .milliseconds(1))
         self.reading = reading
         self.status = reading.status
+        diagnostics = synchronizer?.diagnostics()
         // Subscribe before returning, so that no event between now and the tasks' start is missed.
         eventTasks.append(listen(to: clock.events(bufferingNewest: 1)))
         if let synchronizer { eventTasks.append(listen(to: synchronizer.events(bufferingNewest: 1))) }
@@ -125,6 +129,7 @@ public final class ServerClockModel {
         self.reading = reading
         // Compilers whose Observation macro notifies on every assignment would redraw at each refresh.
         if status != reading.status { status = reading.status }
+        if let synchronizer { diagnostics = synchronizer.diagnostics() }
     }
 
     /// Refreshes on each event of `events` (the stream keeps only the newest: one refresh reads

@@ -14,6 +14,8 @@ package struct PollSchedule: Sendable, Hashable {
     package private(set) var interval: Duration
     /// This server's floor: the policy's minimum, raised by `RATE` kisses.
     package private(set) var floor: Duration
+    /// Why the wait last returned is what it is.
+    package private(set) var reason: PollReason = .burst
 
     /// A schedule at the start of its burst.
     package init(policy: PollPolicy = .init()) {
@@ -37,6 +39,7 @@ package struct PollSchedule: Sendable, Hashable {
         if outcome == .sample, burstRemaining == 0, let target = policy.targetError, let error {
             if error > target {
                 interval = max(floor, interval / 2)
+                reason = .targetError
                 return interval
             }
             var wait = error * 2 > target ? max(interval, floor) : next(after: outcome)
@@ -45,6 +48,7 @@ package struct PollSchedule: Sendable, Hashable {
                 interval = proposed
                 wait = proposed
             }
+            reason = wait == policy.maximumInterval ? .maximumInterval : .targetError
             return wait
         }
         return next(after: outcome)
@@ -60,28 +64,41 @@ package struct PollSchedule: Sendable, Hashable {
             // Counted as a failure (the backoff and the burst go on as after one), and never sooner
             // than the server asked.
             let backoff = next(after: .failure) ?? policy.maximumInterval
-            return max(backoff, HTTPRetryAfter.clamp(wait))
+            let asked = HTTPRetryAfter.clamp(wait)
+            if asked > backoff { reason = .retryAfter }
+            return max(backoff, asked)
         case .slowDown:
             burstRemaining = 0
             floor = min(max(floor, interval) * 2, policy.maximumInterval)
             interval = max(interval * 2, floor)
             interval = min(interval, max(policy.maximumInterval, floor))
+            reason = .slowDown
             return interval
         case .sample, .failure, .unsynchronized, .conflicting:
             if burstRemaining > 1 {
                 burstRemaining -= 1
+                reason = .burst
                 return policy.burstInterval
             }
             if burstRemaining == 1 {
                 // The burst is over: the first steady interval is the floor.
                 burstRemaining = 0
                 interval = floor
+                reason = steadyReason
                 return interval
             }
             interval = min(interval * 2, policy.maximumInterval)
             interval = max(interval, floor)
+            reason = steadyReason
             return interval
         }
+    }
+
+    /// Why the steady interval is what it is: the maximum reached, a floor raised by `RATE`, or
+    /// the backoff.
+    private var steadyReason: PollReason {
+        if interval >= policy.maximumInterval { return .maximumInterval }
+        return floor > policy.minimumInterval && interval == floor ? .slowDown : .backoff
     }
 
     /// Starts a new burst, as at the start; the steady interval then starts again from the floor.

@@ -18,6 +18,8 @@ package struct SourcePoller: Sendable, Hashable {
     package private(set) var reachability: UInt8 = 0
     /// When the next request is due.
     package private(set) var nextPoll: MonotonicInstant
+    /// Why ``nextPoll`` is when it is: recorded where each rule sets it.
+    package private(set) var nextPollReason: PollReason = .burst
     /// Whether a request is out and its outcome not yet handled.
     package private(set) var awaitingReply = false
     /// Polls sent in all.
@@ -54,6 +56,9 @@ package struct SourcePoller: Sendable, Hashable {
     /// reply. The status says so, and the poller asks for the name to be resolved again.
     package var isUnreachable: Bool { unansweredPolls >= unreachableAfter }
 
+    /// Whether the server asked never to be polled again.
+    package var isStopped: Bool { stopped }
+
     /// What to do at `now`.
     /// - Parameter now: The current monotonic instant.
     /// - Returns: `PollAction.send` when a poll is due (the poller then waits for its outcome),
@@ -77,6 +82,7 @@ package struct SourcePoller: Sendable, Hashable {
         guard now >= nextPoll else { return .wait(until: nextPoll) }
         guard budget.take(at: now) else {
             nextPoll = budget.nextToken(at: now)
+            nextPollReason = .budget
             return .wait(until: nextPoll)
         }
         awaitingReply = true
@@ -109,6 +115,7 @@ package struct SourcePoller: Sendable, Hashable {
             return
         }
         nextPoll = now.advanced(by: wait)
+        nextPollReason = schedule.reason
         if case .retryAfter = outcome { notBefore = nextPoll }
     }
 
@@ -119,7 +126,9 @@ package struct SourcePoller: Sendable, Hashable {
         guard !stopped else { return }
         unansweredAtResolve = unansweredPolls
         awaitingReply = false
-        nextPoll = max(now.advanced(by: schedule.policy.maximumInterval), notBefore ?? now)
+        let longest = now.advanced(by: schedule.policy.maximumInterval)
+        nextPoll = max(longest, notBefore ?? now)
+        nextPollReason = nextPoll == longest ? .resolve : .retryAfter
     }
 
     /// Starts a new burst at `now`: after the network came back, the device woke, or the clock was
@@ -129,6 +138,10 @@ package struct SourcePoller: Sendable, Hashable {
         schedule.restartBurst()
         guard !awaitingReply else { return }
         nextPoll = min(nextPoll, now)
-        if let notBefore { nextPoll = max(nextPoll, notBefore) }
+        nextPollReason = .burst
+        if let notBefore, notBefore > nextPoll {
+            nextPoll = notBefore
+            nextPollReason = .retryAfter
+        }
     }
 }

@@ -36,6 +36,8 @@ extension SynchronizerCore {
         /// Set by a failed poll, cleared by a sample.
         var problem: Problem?
         var lastError: String?
+        var lastSuccess: SourceDiagnostics.Success?
+        var lastFailure: SourceDiagnostics.Failure?
 
         var isPolled: Bool { standing == .polled }
 

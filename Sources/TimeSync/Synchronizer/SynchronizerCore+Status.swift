@@ -12,6 +12,10 @@ extension SynchronizerCore {
         /// The wall clock read with the monotonic clock: turns a sample's offset into server time −
         /// this device's wall clock.
         package var pair: WallClockPair
+        /// How old the clock's calibration is, `nil` before the first.
+        package var calibrationAge: Duration?
+        /// How many samples of each source the clock's estimator holds.
+        package var sampleCounts: [String: Int] = [:]
 
         /// Creates a view.
         package init(
@@ -27,10 +31,13 @@ extension SynchronizerCore {
 
         /// The view of `clock` now.
         package init(_ clock: ServerClock) {
+            let reading = clock.reading()
             self.init(
-                status: clock.reading().status, selected: Set(clock.calibration?.sources ?? []), heard: Set(clock.sources),
+                status: reading.status, selected: Set(clock.calibration?.sources ?? []), heard: Set(clock.sources),
                 suspects: Set(clock.suspectSamples), wallShift: 0)
             pair = clock.timeBase.wallClockPair()
+            calibrationAge = reading.calibrationAge
+            sampleCounts = clock.sampleCounts
         }
     }
 

@@ -27,12 +27,16 @@ package struct SynchronizerCore: Sendable, Hashable {
         /// How long the fallback sources wait, after the start or a trigger, for another source to
         /// answer before they are polled.
         package var fallbackAfter: Duration
+        /// How many notable events the diagnostics' history keeps.
+        package var historyLength: Int
 
         /// Creates a configuration.
         package init(
             poll: PollPolicy = .init(), requestsPerHour: Double? = nil, maximumCalibrationAge: Duration? = nil,
-            unreachableAfter: Int = 8, fallbackAfter: Duration = .seconds(5)
+            unreachableAfter: Int = 8, fallbackAfter: Duration = .seconds(5),
+            historyLength: Int = SynchronizerDiagnostics.historyLength
         ) {
+            self.historyLength = max(1, historyLength)
             self.fallbackAfter = max(.zero, fallbackAfter)
             self.poll = poll
             self.requestsPerHour = requestsPerHour
@@ -90,6 +94,10 @@ package struct SynchronizerCore: Sendable, Hashable {
     /// When the fallback sources join unless another source answers first; `nil` when they are not
     /// waiting to.
     private var fallbackDue: MonotonicInstant?
+    /// The latest notable events, for the diagnostics.
+    package internal(set) var history: RingBuffer<SynchronizerDiagnostics.Entry>
+    /// The clock's status last noted (``noteStatus(_:at:)``).
+    var notedStatus: SynchronizationStatus?
 
     /// A core whose sources' first polls are due at `start`.
     /// - Parameters:
@@ -100,6 +108,7 @@ package struct SynchronizerCore: Sendable, Hashable {
     ///   - start: When the first requests are due (usually now).
     package init(sources: [String], fallbackSources: [String] = [], configuration: Configuration = .init(), start: MonotonicInstant) {
         self.configuration = configuration
+        history = RingBuffer(capacity: configuration.historyLength)
         let count = sources.count + fallbackSources.count
         budget = RequestBudget(
             requestsPerHour: configuration.requestsPerHour, burst: Double(max(8, count * configuration.poll.burstCount)))
@@ -152,7 +161,9 @@ package struct SynchronizerCore: Sendable, Hashable {
         {
             lastAgeTrigger = now
             restartBursts(at: now)
-            return .resynchronize(reason: "the calibration is \(age) old")
+            let reason = "the calibration is \(age) old"
+            record([.resynchronizing(reason: reason)], at: now)
+            return .resynchronize(reason: reason)
         }
         if let due = fallbackDue, now >= due {
             fallbackDue = nil
@@ -161,7 +172,10 @@ package struct SynchronizerCore: Sendable, Hashable {
                 sources[index]!.standing = .polled
                 sources[index]!.poller.restartBurst(at: now)
             }
-            if !joining.isEmpty { return .fallBack(sources: joining) }
+            if !joining.isEmpty {
+                record([.fallingBack(sources: joining.map(name(of:)))], at: now)
+                return .fallBack(sources: joining)
+            }
         }
         let order = sources.keys.filter { sources[$0]!.isPolled && !sources[$0]!.poller.awaitingReply }.sorted { a, b in
             let (left, right) = (sources[a]!, sources[b]!)
@@ -200,18 +214,29 @@ package struct SynchronizerCore: Sendable, Hashable {
     package mutating func handle(
         _ event: Event, at now: MonotonicInstant, clockError: Duration? = nil, clockErrorAfter: ((Duration) -> Duration)? = nil
     ) -> [TimeSynchronizerEvent] {
+        let events = take(event, at: now, clockError: clockError, clockErrorAfter: clockErrorAfter)
+        record(events, at: now)
+        return events
+    }
+
+    private mutating func take(
+        _ event: Event, at now: MonotonicInstant, clockError: Duration?, clockErrorAfter: ((Duration) -> Duration)?
+    ) -> [TimeSynchronizerEvent] {
         switch event {
         case .trigger(let reason):
             restartBursts(at: now)
             return [.resynchronizing(reason: reason)]
         case .resolved(let index):
-            sources[index]?.poller.resolved(at: now)
+            guard sources[index] != nil else { return [] }
+            sources[index]!.poller.resolved(at: now)
+            history.append(.init(time: now, kind: .resolved(source: name(of: index))))
             return []
         case .samples(let index, let samples):
             guard var source = sources[index] else { return [] }  // forgotten while it was measured
             source.lastSample = samples.last ?? source.lastSample
             source.problem = nil
             source.lastError = nil
+            source.lastSuccess = .init(time: now, roundTrip: samples.last.map { .nanoseconds($0.span) }, samples: samples.count)
             source.poller.handle(.sample, at: now, error: clockError, errorAfter: clockErrorAfter)
             sources[index] = source
             if source.role == .primary {
@@ -242,6 +267,7 @@ package struct SynchronizerCore: Sendable, Hashable {
     ) -> [TimeSynchronizerEvent] {
         sources[index]!.problem = problem
         sources[index]!.lastError = error
+        sources[index]!.lastFailure = .init(time: now, reason: error)
         sources[index]!.poller.handle(outcome, at: now)
         return [notice] + (silenceToReport().map { [.noSourceAnswered(errors: $0)] } ?? [])
     }

@@ -89,6 +89,16 @@ package final class SynchronizerLoop: Sendable {
         return state.withLock { $0.core.statuses(view) }
     }
 
+    /// What the loop did and will do next; no poll is due unless `polling`.
+    package func diagnostics(polling: Bool) -> SynchronizerDiagnostics {
+        let view = SynchronizerCore.ClockView(clock)
+        let now = clock.timeBase.monotonicNow()
+        return state.withLock { state in
+            state.core.noteStatus(view.status, at: now)
+            return state.core.diagnostics(view, at: now, polling: polling)
+        }
+    }
+
     /// Adds a source, polled at once with a burst.
     package func add(_ source: Source) {
         let now = clock.timeBase.monotonicNow()
@@ -116,8 +126,11 @@ package final class SynchronizerLoop: Sendable {
         let timeBase = clock.timeBase
         while !Task.isCancelled {
             let now = timeBase.monotonicNow()
-            let age = clock.reading().calibrationAge
-            let (action, generation) = state.withLock { ($0.core.nextAction(at: now, calibrationAge: age), $0.wakes) }
+            let reading = clock.reading()
+            let (action, generation) = state.withLock { state in
+                state.core.noteStatus(reading.status, at: now)
+                return (state.core.nextAction(at: now, calibrationAge: reading.calibrationAge), state.wakes)
+            }
             switch action {
             case .poll(let index):
                 state.withLock { state in
@@ -178,9 +191,12 @@ package final class SynchronizerLoop: Sendable {
             let error = followsClockError ? clock.reading(at: now).error : nil
             let errorAfter: ((Duration) -> Duration)? =
                 followsClockError ? { [clock] wait in clock.reading(at: now.advanced(by: wait)).error } : nil
+            let status = clock.reading(at: now).status
             let events = state.withLock { state in
                 state.inFlight[index] = nil
-                return state.core.handle(.samples(source: index, samples), at: now, clockError: error, clockErrorAfter: errorAfter)
+                let events = state.core.handle(.samples(source: index, samples), at: now, clockError: error, clockErrorAfter: errorAfter)
+                state.core.noteStatus(status, at: now)
+                return events
             }
             wake()
             onNotice(.measured(name: source.name, samples: samples))

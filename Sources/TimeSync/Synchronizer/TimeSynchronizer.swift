@@ -152,6 +152,13 @@ public final class TimeSynchronizer: Sendable {
         loop.statuses()
     }
 
+    /// What the synchronizer did and will do next: the clock's status and calibration age, each
+    /// source's last success and failure, the latest notable events, and the next poll with its
+    /// reason (`nil` while the synchronizer is not running).
+    public func diagnostics() -> SynchronizerDiagnostics {
+        loop.diagnostics(polling: task.withLock { $0 != nil })
+    }
+
     /// What the synchronizer does, as it happens.
     public func events(bufferingNewest limit: Int = 64) -> AsyncStream<TimeSynchronizerEvent> {
         subscribers.stream(bufferingNewest: limit)

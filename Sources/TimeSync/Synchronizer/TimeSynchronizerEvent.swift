@@ -1,5 +1,5 @@
-/// What a ``TimeSynchronizer`` did.
-public enum TimeSynchronizerEvent: Sendable, Hashable {
+/// What a ``TimeSynchronizer`` did (Codable for ``SynchronizerDiagnostics/history``).
+public enum TimeSynchronizerEvent: Sendable, Hashable, Codable {
     /// A source answered and its samples went to the clock.
     case measured(source: String, samples: Int)
     /// A source failed (timeout, refused, rejected reply); it is polled again later.

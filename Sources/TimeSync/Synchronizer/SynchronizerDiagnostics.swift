@@ -1,0 +1,117 @@
+/// What a ``TimeSynchronizer`` did and will do next, for reports and support: the clock's status
+/// and age, each source's last success and failure, a short history, and when the next poll comes
+/// and why. Codable, so a command-line tool can print it as JSON.
+///
+/// ```swift
+/// let diagnostics = sync.diagnostics()
+/// if let next = diagnostics.nextPoll {
+///     print("next poll of \(next.source) in \(next.wait): \(next.reason)")
+/// }
+/// ```
+public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
+    /// The next poll due across the sources.
+    public struct NextPoll: Sendable, Hashable, Codable {
+        /// The source to be polled.
+        public var source: String
+        /// When, on the monotonic clock.
+        public var time: MonotonicInstant
+        /// How long until then (zero when it is due now).
+        public var wait: Duration
+        /// Why then.
+        public var reason: PollReason
+
+        package init(source: String, time: MonotonicInstant, wait: Duration, reason: PollReason) {
+            self.source = source
+            self.time = time
+            self.wait = wait
+            self.reason = reason
+        }
+    }
+
+    /// One notable thing the synchronizer did, with when it did it.
+    public struct Entry: Sendable, Hashable, Codable {
+        /// What happened.
+        public enum Kind: Sendable, Hashable, Codable {
+            /// An event the synchronizer's ``TimeSynchronizer/events(bufferingNewest:)`` stream
+            /// carried: a measurement, a failure, a kiss, a fallback, a resynchronization.
+            case event(TimeSynchronizerEvent)
+            /// The clock's status changed to this.
+            case statusChanged(SynchronizationStatus)
+            /// The source stopped answering and its name was resolved again.
+            case resolved(source: String)
+        }
+
+        /// When it happened, on the monotonic clock.
+        public var time: MonotonicInstant
+        /// What happened.
+        public var kind: Kind
+    }
+
+    /// The clock's status.
+    public var status: SynchronizationStatus
+    /// How old the clock's calibration is, `nil` before the first.
+    public var calibrationAge: Duration?
+    /// The next poll due, `nil` when none is (the synchronizer is not running, or every source
+    /// stopped or waits for a reply).
+    public var nextPoll: NextPoll?
+    /// Each source, in the order of ``TimeSynchronizer/sourceStatuses()``.
+    public var sources: [SourceDiagnostics]
+    /// The latest notable events, oldest first: at most ``historyLength``.
+    public var history: [Entry]
+
+    /// How many events ``history`` keeps: 32.
+    public static let historyLength = 32
+}
+
+/// What a ``TimeSynchronizer`` knows of one source's polling, for ``SynchronizerDiagnostics``.
+public struct SourceDiagnostics: Sendable, Hashable, Codable {
+    /// A poll that brought samples.
+    public struct Success: Sendable, Hashable, Codable {
+        /// When its result came in, on the monotonic clock.
+        public var time: MonotonicInstant
+        /// The round trip of its last sample (the exchange's span on this device's clock), when it
+        /// brought one.
+        public var roundTrip: Duration?
+        /// How many samples it brought.
+        public var samples: Int
+
+        package init(time: MonotonicInstant, roundTrip: Duration?, samples: Int) {
+            self.time = time
+            self.roundTrip = roundTrip
+            self.samples = samples
+        }
+    }
+
+    /// A poll that brought no sample.
+    public struct Failure: Sendable, Hashable, Codable {
+        /// When its result came in, on the monotonic clock.
+        public var time: MonotonicInstant
+        /// Why: the error, or the server's refusal.
+        public var reason: String
+
+        package init(time: MonotonicInstant, reason: String) {
+            self.time = time
+            self.reason = reason
+        }
+    }
+
+    /// The source's name.
+    public var source: String
+    /// Where it stands (as in ``TimeSourceStatus/state``).
+    public var state: TimeSourceStatus.State
+    /// Polls sent.
+    public var polls: Int
+    /// NTP's reachability register: the last eight polls, newest in the lowest bit.
+    public var reachability: UInt8
+    /// Its last poll that brought samples, if any.
+    public var lastSuccess: Success?
+    /// Its last poll that brought none, if any.
+    public var lastFailure: Failure?
+    /// The samples of it the clock's estimator holds now.
+    public var clockSamples: Int
+    /// When it is polled next, `nil` when it is not (stopped, standing by, awaiting a reply, or the
+    /// synchronizer is not running).
+    public var nextPoll: MonotonicInstant?
+    /// Why then, when it is polled.
+    public var nextPollReason: PollReason?
+}
