@@ -54,7 +54,7 @@ public struct HTTPTimeError: TimeSyncError {
         /// The server answered `429 Too Many Requests` or `503 Service Unavailable`: it asks to be asked
         /// less often, or later (``HTTPTimeError/status`` and ``HTTPTimeError/retryAfter`` say what it
         /// said). A time source polls it again no sooner than its `Retry-After`; see
-        /// ``HTTPTimeError/pollOutcome(for:)``.
+        /// ``HTTPTimeError/pollOutcome``.
         case retryLater
     }
 
@@ -132,7 +132,7 @@ public struct HTTPTimeError: TimeSyncError {
     public static let malformedTimestamp = HTTPTimeError(.malformedTimestamp)
     /// The server answered `429 Too Many Requests` or `503 Service Unavailable`: it asks to be asked
     /// less often, or later (``status`` and ``retryAfter`` say what it said). A time source polls it
-    /// again no sooner than its `Retry-After`; see ``pollOutcome(for:)``.
+    /// again no sooner than its `Retry-After`; see ``pollOutcome``.
     public static let retryLater = HTTPTimeError(.retryLater)
 
     /// A human-readable explanation, with the detail when there is one.

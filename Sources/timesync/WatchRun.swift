@@ -158,7 +158,7 @@ struct WatchHTTP {
 struct URLSessionMeasuredSource: TimeSource {
     let url: URL
     let session: URLSession
-    let timeBase: SystemTimeBase
+    let timeBase: any TimeBase
 
     var name: String { url.host.map { HostPort.format(host: $0, port: url.port) } ?? url.absoluteString }
     var reference: TimeReference { .utc }

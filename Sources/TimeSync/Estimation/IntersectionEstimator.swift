@@ -65,7 +65,8 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// Takes a measurement's samples in order, each into its source's window as ``add(_:)`` would,
-    /// then each answering source's `history` (see ``mergeHistory(_:into:)``), then votes once.
+    /// then each answering source's `history` (taken only where it agrees with the fresh samples),
+    /// then votes once.
     public mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
         guard !samples.isEmpty else { return nil }
         for sample in samples { insert(sample) }
