@@ -155,7 +155,7 @@ struct NoTraitCommandTests {
             #expect(run.status == 0, "\(run)")
             let lines = run.stdout.split(separator: "\n").map(String.init)
             let synchronized = lines.filter {
-                $0.range(of: #"  synchronized  offset [+-]\d+\.\d{6} s ± \d+\.\d{6} s  sources: 127\.0\.0\.1:\d+ selected [+-]\d+\.\d{6} s \(\d+ s ago\); 127\.0\.0\.1:\d+ selected "#, options: .regularExpression) != nil
+                $0.range(of: #"  synchronized  offset [+-]\d+\.\d{6} s ± \d+\.\d{6} s  device clock (within 1 s|ahead \d+\.\d{3} s ± \d+\.\d{3} s|behind \d+\.\d{3} s ± \d+\.\d{3} s|unknown)  sources: 127\.0\.0\.1:\d+ selected [+-]\d+\.\d{6} s \(\d+ s ago\); 127\.0\.0\.1:\d+ selected "#, options: .regularExpression) != nil
             }
             #expect(!synchronized.isEmpty, "\(run.stdout)")
         }
