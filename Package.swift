@@ -41,6 +41,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // Already SwiftNIO's: the NTS server's master keys, swapped atomically on rotation.
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
@@ -126,6 +128,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTS"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTS"])),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["NTS"])),
+                .product(name: "Atomics", package: "swift-atomics", condition: .when(traits: ["NTS"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["NTS"])),
                 .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["NTS"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTS"])),

@@ -49,6 +49,17 @@ let package = Package(
             path: "Benchmarks/ClockRead",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // The NTS server's cryptography: a cookie sealed and opened, a request checked and answered.
+        .executableTarget(
+            name: "NTSCipher",
+            dependencies: [
+                .product(name: "TimeSync", package: root),
+                .product(name: "TimeSyncNTS", package: root),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/NTSCipher",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

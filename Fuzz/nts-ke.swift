@@ -57,10 +57,16 @@ public func fuzzNTSKE(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             check(!error.description.isEmpty, "an error without a message")
         }
     }
-    if let packet = try? NTPPacket(decoding: stream) {
-        if let request = try? NTSServerRequest(packet) {
-            check(request.uniqueIdentifier.count >= 32 && request.placeholders < 8, "NTS request fields out of bounds")
+    stream.withUnsafeBytes { bytes in
+        let checked = try? NTPPacket.decodeHeader(bytes)
+        check((checked != nil) == ((try? NTPPacket(decoding: stream)) != nil), "the header decoder and the full decoder disagree")
+        guard checked != nil, let request = try? NTSRequestLayout(bytes) else { return }
+        check(request.uniqueIdentifierField.count >= 36 && request.placeholders < 8, "NTS request fields out of bounds")
+        for range in [request.uniqueIdentifierField, request.cookie, request.nonce, request.ciphertext] {
+            check(range.lowerBound >= 48 && range.upperBound <= bytes.count, "an NTS field outside the datagram")
         }
+        check(request.authenticatorStart < request.nonce.lowerBound && request.nonce.upperBound <= request.ciphertext.lowerBound,
+              "the Authenticator's parts out of order")
     }
     return 0
 }

@@ -118,25 +118,13 @@ extension BatchedDatagramSockets {
                             if (0...1_000_000_000).contains(age) { receivedAt = UnixTime(nanoseconds: wall.nanoseconds.saturatingSubtract(age)) }
                         }
                     }
-                    let action = state.respond(
-                        to: UnsafeRawBufferPointer(start: bytes, count: Int(length)), from: client, receivedAt: receivedAt, arrival: arrival,
-                        timeBase: timeBase)
-                    let packet: NTPPacket
-                    switch action {
-                    case .reply(let reply), .authenticatedReply(let reply), .negativeAcknowledgment(let reply), .kiss(let reply): packet = reply
-                    case .drop: continue
-                    }
+                    // The answer goes straight into the reply's slot, which is as large as the request's.
                     let out = UnsafeMutableRawBufferPointer(start: ts_batch_reply_buffer(batch, replies), count: Int(BatchedDatagramSockets.slotSize))
-                    let size: Int
-                    if packet.extensionFields.isEmpty && packet.messageAuthenticationCode == nil {
-                        size = packet.writeHeader(to: out)
-                    } else {
-                        let encoded = packet.encoded()
-                        // Never larger than the request, which fit in its slot: checked all the same.
-                        guard encoded.count <= out.count else { continue }
-                        out.copyBytes(from: encoded)
-                        size = encoded.count
-                    }
+                    let action = state.respond(
+                        to: UnsafeRawBufferPointer(start: bytes, count: Int(length)), into: out, from: client, receivedAt: receivedAt,
+                        arrival: arrival, timeBase: timeBase)
+                    let size = action.length
+                    guard size > 0 else { continue }
                     ts_batch_queue_reply(batch, replies, index, UInt32(size))
                     replies += 1
                 }

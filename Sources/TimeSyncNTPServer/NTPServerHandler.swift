@@ -53,24 +53,24 @@ struct NTPServerState: Sendable {
         policyExpiry = now.advanced(by: Self.policyLifetime)
     }
 
-    /// Judges one datagram by the core's request policy, counting the outcome.
+    /// Judges one datagram by the core's request policy, writing the answer into `reply`; counts the outcome.
     mutating func respond(
-        to bytes: UnsafeRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime, arrival: MonotonicInstant,
-        timeBase: any TimeBase
+        to bytes: UnsafeRawBufferPointer, into reply: UnsafeMutableRawBufferPointer, from client: SocketAddress, receivedAt: UnixTime,
+        arrival: MonotonicInstant, timeBase: any TimeBase
     ) -> NTPServerAction {
-        respond(to: bytes, from: NTPRateLimitKey(client), receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
+        respond(to: bytes, into: reply, from: NTPRateLimitKey(client), receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
     }
 
-    /// Judges one datagram from the client address `client`, counting the outcome.
+    /// Judges one datagram from the client address `client`, writing the answer into `reply`; counts the outcome.
     mutating func respond(
-        to bytes: UnsafeRawBufferPointer, from client: NTPRateLimitKey, receivedAt: UnixTime, arrival: MonotonicInstant,
-        timeBase: any TimeBase
+        to bytes: UnsafeRawBufferPointer, into reply: UnsafeMutableRawBufferPointer, from client: NTPRateLimitKey, receivedAt: UnixTime,
+        arrival: MonotonicInstant, timeBase: any TimeBase
     ) -> NTPServerAction {
         pending.received += 1
         refreshPolicy(at: arrival)
         let limiter = self.limiter
         let action = NTPServerResponder.respond(
-            to: bytes, policy: policy, receivedAt: receivedAt,
+            to: bytes, into: reply, policy: policy, receivedAt: receivedAt,
             admit: { limiter.decide(client, at: arrival) }, minimumPoll: limiter.minimumPoll,
             authenticator: authenticator, transmitAt: { timeBase.wallNow() })
         switch action {
@@ -123,28 +123,25 @@ final class NTPServerHandler: ChannelInboundHandler {
         let arrival = timeBase.monotonicNow()
         let envelope = unwrapInboundIn(data)
         let timeBase = self.timeBase
-        let outcome = envelope.data.withUnsafeReadableBytes { bytes in
-            state.value.respond(to: bytes, from: envelope.remoteAddress, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
+        var buffer = context.channel.allocator.buffer(capacity: max(NTPPacket.headerSize, envelope.data.readableBytes))
+        var outcome = NTPServerAction.drop(.malformed)
+        envelope.data.withUnsafeReadableBytes { bytes in
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: max(NTPPacket.headerSize, bytes.count)) { reply in
+                outcome = state.value.respond(
+                    to: bytes, into: reply, from: envelope.remoteAddress, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)
+                return outcome.length
+            }
         }
-        let reply: NTPPacket
         switch outcome {
-        case .reply(let packet), .authenticatedReply(let packet):
-            reply = packet
-        case .negativeAcknowledgment(let packet):
+        case .reply, .authenticatedReply:
+            break
+        case .negativeAcknowledgment:
             logger.debug("NTS cookie not usable: NTS NAK", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)")])
-            reply = packet
-        case .kiss(let packet):
+        case .kiss:
             logger.debug("NTP client over its rate limit: RATE", metadata: ["client": .string("\(envelope.remoteAddress)")])
-            reply = packet
         case .drop(let reason):
             logger.trace("NTP request dropped", metadata: ["client": .string("\(envelope.remoteAddress.endpoint)"), "reason": .string("\(reason)")])
             return
-        }
-        var buffer = context.channel.allocator.buffer(capacity: reply.encodedSize)
-        if reply.extensionFields.isEmpty && reply.messageAuthenticationCode == nil {
-            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: NTPPacket.headerSize) { reply.writeHeader(to: $0) }
-        } else {
-            buffer.writeBytes(reply.encoded())
         }
         context.write(wrapOutboundOut(AddressedEnvelope(remoteAddress: envelope.remoteAddress, data: buffer)), promise: nil)
     }

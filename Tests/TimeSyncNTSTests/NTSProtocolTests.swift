@@ -42,13 +42,11 @@ import TimeSyncTesting
         var arrival: MonotonicInstant { timeBase.monotonicNow().advanced(by: .milliseconds(3)) }
 
         /// The server's action on `bytes`, 1 ms after they were sent.
-        func serve(_ bytes: [UInt8], authenticator: (any NTPRequestAuthenticator)? = nil) -> NTPServerAction {
+        func serve(_ bytes: [UInt8], authenticator: (any NTPRequestAuthenticator)? = nil) -> ServedDatagram {
             let received = timeBase.wallNow().advanced(by: .milliseconds(1))
-            return bytes.withUnsafeBytes { buffer in
-                NTPServerResponder.respond(
-                    to: buffer, policy: NTPServerPolicy(stratum: 2), receivedAt: received, admit: { .admit }, minimumPoll: 0,
-                    authenticator: authenticator ?? keys, transmitAt: { received.advanced(by: .microseconds(20)) })
-            }
+            return NTPServerResponder.serve(
+                bytes, policy: NTPServerPolicy(stratum: 2), receivedAt: received, admit: { .admit }, minimumPoll: 0,
+                authenticator: authenticator ?? keys, transmitAt: { received.advanced(by: .microseconds(20)) })
         }
     }
 

@@ -14,11 +14,29 @@ package enum NTPServerResponder {
         return check(request)
     }
 
-    /// The same verdict on a datagram in raw memory (a socket buffer), on the specialized decoder.
+    /// The same verdict on a datagram in raw memory (a socket buffer), nothing copied: the request
+    /// answered is its header alone (``checkHeader(_:)``).
     package static func check(_ bytes: UnsafeRawBufferPointer) -> NTPServerCheck {
+        switch checkHeader(bytes) {
+        case .answer(let header, _): .answer(header)
+        case .drop(let reason): .drop(reason)
+        }
+    }
+
+    /// A datagram's header checked, and how many extension fields follow it; or why it is dropped.
+    private enum HeaderCheck {
+        case answer(NTPPacket, extensionFields: Int)
+        case drop(NTPServerDropReason)
+    }
+
+    /// The verdict on a datagram in raw memory: its header and how many extension fields follow it.
+    private static func checkHeader(_ bytes: UnsafeRawBufferPointer) -> HeaderCheck {
         guard bytes.count <= maximumRequestSize else { return .drop(.oversize) }
-        guard let request = try? NTPPacket(decoding: bytes) else { return .drop(.malformed) }
-        return check(request)
+        guard let request = try? NTPPacket.decodeHeader(bytes) else { return .drop(.malformed) }
+        switch check(request.header) {
+        case .answer: return .answer(request.header, extensionFields: request.extensionFields)
+        case .drop(let reason): return .drop(reason)
+        }
     }
 
     private static func check(_ request: NTPPacket) -> NTPServerCheck {
@@ -63,9 +81,11 @@ package enum NTPServerResponder {
     }
 
     /// The server's whole request policy for one datagram: validate it (size, mode, version), ask the
-    /// rate limiter about its client, authenticate it when it asks to be (NTS), then reply, kiss or drop.
+    /// rate limiter about its client, authenticate it when it asks to be (NTS), then reply, kiss or
+    /// drop. The answer is written into `reply`, nothing allocated.
     /// - Parameters:
     ///   - bytes: The datagram as received.
+    ///   - reply: Where the answer goes: at least as many bytes as the datagram (and 48).
     ///   - policy: What replies advertise.
     ///   - receivedAt: The server's clock when the datagram arrived (T2).
     ///   - admit: The rate limiter's decision for this datagram's client (called once, only for a
@@ -75,44 +95,46 @@ package enum NTPServerResponder {
     ///     `nil` answers every request as plain SNTP. Called only for an admitted request, so a flood
     ///     over the rate limit costs no cryptography.
     ///   - transmitAt: Reads the server's clock for T3, as late as possible: called once, only for a reply.
-    /// - Returns: The action to take.
+    /// - Returns: The action to take: send `reply`'s first `length` bytes, or drop.
     package static func respond(
-        to bytes: UnsafeRawBufferPointer, policy: NTPServerPolicy, receivedAt: UnixTime,
+        to bytes: UnsafeRawBufferPointer, into reply: UnsafeMutableRawBufferPointer, policy: NTPServerPolicy, receivedAt: UnixTime,
         admit: () -> NTPRateLimitDecision, minimumPoll: Int8, authenticator: (any NTPRequestAuthenticator)? = nil,
         transmitAt: () -> UnixTime
     ) -> NTPServerAction {
-        let request: NTPPacket
-        switch check(bytes) {
+        precondition(reply.count >= max(bytes.count, NTPPacket.headerSize), "the reply buffer holds at least the request")
+        var request: NTPPacket
+        let extensionFields: Int
+        switch checkHeader(bytes) {
         case .drop(let reason): return .drop(reason)
-        case .answer(let packet): request = packet
+        case .answer(let header, let fields): (request, extensionFields) = (header, fields)
         }
-        // Replies are bare headers, or (NTS) as long as the request by design; a request that decoded
-        // is at least a header, so this holds — checked all the same, as the server promises never to
-        // answer with more than it was sent.
-        guard NTPPacket.headerSize <= bytes.count else { return .drop(.replyTooLarge) }
         switch admit() {
         case .admit:
-            var authentication = NTPRequestAuthentication.none
-            if let authenticator, !request.extensionFields.isEmpty {
-                authentication = authenticator.authenticate(request)
-            }
             // The reply's poll is the client's, but no less than the limit allows (nor above 17).
-            var request = request
             request.poll = NTPRateLimiter<NTPRateLimitKey>.replyPoll(requested: request.poll, minimumPoll: minimumPoll)
-            switch authentication {
-            case .none:
-                return .reply(reply(to: request, policy: policy, receivedAt: receivedAt, transmitAt: transmitAt()))
-            case .drop(let reason):
-                return .drop(reason)
-            case .negativeAcknowledgment(let nak):
-                return .negativeAcknowledgment(nak(kiss(.ntsNegativeAcknowledgment, to: request, poll: request.poll)))
-            case .authenticated(let seal):
-                let sealed = seal(reply(to: request, policy: policy, receivedAt: receivedAt, transmitAt: transmitAt()))
-                guard sealed.encodedSize <= bytes.count else { return .drop(.replyTooLarge) }
-                return .authenticatedReply(sealed)
+            if let authenticator, extensionFields > 0 {
+                let answer = authenticator.authenticate(bytes, into: UnsafeMutableRawBufferPointer(rebasing: reply[..<bytes.count])) { kind in
+                    switch kind {
+                    case .reply: Self.reply(to: request, policy: policy, receivedAt: receivedAt, transmitAt: transmitAt())
+                    case .negativeAcknowledgment: kiss(.ntsNegativeAcknowledgment, to: request, poll: request.poll)
+                    }
+                }
+                switch answer {
+                case .none: break
+                case .drop(let reason): return .drop(reason)
+                case .negativeAcknowledgment(let length):
+                    guard length <= bytes.count else { return .drop(.replyTooLarge) }
+                    return .negativeAcknowledgment(length: length)
+                case .authenticated(let length):
+                    // Never more than the request: the server promises not to amplify.
+                    guard length <= bytes.count else { return .drop(.replyTooLarge) }
+                    return .authenticatedReply(length: length)
+                }
             }
+            let header = Self.reply(to: request, policy: policy, receivedAt: receivedAt, transmitAt: transmitAt())
+            return .reply(length: header.writeHeader(to: reply))
         case .kiss(let poll):
-            return .kiss(kiss(.rate, to: request, poll: poll))
+            return .kiss(length: kiss(.rate, to: request, poll: poll).writeHeader(to: reply))
         case .drop:
             return .drop(.rateLimited)
         }

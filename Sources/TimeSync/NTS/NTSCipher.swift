@@ -38,8 +38,18 @@ package enum NTSFields {
     /// `bytes` padded with zeros to a multiple of 4 and at least 12 (the smallest extension field
     /// value, RFC 7822).
     package static func padded(_ bytes: [UInt8]) -> [UInt8] {
-        let length = max(12, (bytes.count + 3) / 4 * 4)
-        return bytes + [UInt8](repeating: 0, count: length - bytes.count)
+        bytes + [UInt8](repeating: 0, count: paddedLength(bytes.count) - bytes.count)
+    }
+
+    /// The length of a value of `count` bytes once padded (``padded(_:)``).
+    package static func paddedLength(_ count: Int) -> Int {
+        max(12, (count + 3) / 4 * 4)
+    }
+
+    /// The size of the Authenticator field sealing `plaintext` bytes under a ``nonceLength``-byte
+    /// nonce: type and length, the two lengths, the nonce and the tag with the ciphertext, each padded.
+    package static func authenticatorSize(plaintext: Int) -> Int {
+        4 + 4 + (nonceLength + 3) / 4 * 4 + (16 + plaintext + 3) / 4 * 4
     }
 
     /// An Authenticator field's value: nonce length, ciphertext length, nonce and ciphertext, each padded.

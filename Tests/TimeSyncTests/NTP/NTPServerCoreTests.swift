@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncFixtures
 
 @Suite struct NTPServerResponderTests {
     static let request = NTPPacket(version: 4, mode: .client, poll: 6, transmitTimestamp: NTPTimestamp(rawValue: 0xe320_4f5c_607a_fe66))
@@ -62,19 +63,17 @@ import TimeSync
 
     static func respond(
         _ bytes: [UInt8], limiter: inout NTPRateLimiter<NTPRateLimitKey>, at seconds: Double, transmitReads: inout Int
-    ) -> NTPServerAction {
+    ) -> ServedDatagram {
         let arrival = MonotonicInstant(nanoseconds: Int64(seconds * 1e9))
         let receivedAt = UnixTime(seconds: 1_790_000_000)
         var reads = 0
-        let action = bytes.withUnsafeBytes { raw in
-            NTPServerResponder.respond(
-                to: raw, policy: NTPServerPolicy(), receivedAt: receivedAt,
-                admit: { limiter.decide(client, at: arrival) }, minimumPoll: limiter.minimumPoll,
-                transmitAt: {
-                    reads += 1
-                    return receivedAt.advanced(by: .microseconds(10))
-                })
-        }
+        let action = NTPServerResponder.serve(
+            bytes, policy: NTPServerPolicy(), receivedAt: receivedAt,
+            admit: { limiter.decide(client, at: arrival) }, minimumPoll: limiter.minimumPoll,
+            transmitAt: {
+                reads += 1
+                return receivedAt.advanced(by: .microseconds(10))
+            })
         transmitReads += reads
         return action
     }
