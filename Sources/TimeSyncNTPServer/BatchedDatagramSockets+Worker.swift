@@ -21,8 +21,9 @@ extension BatchedDatagramSockets {
         private let coalescingInterval: Int64
         private let stopping: StopFlag
         private let logger: Logger
-        /// Datagrams since the thread last slept that make it linger on an empty queue.
-        static let coalescingThreshold = 4
+        /// Two reads with datagrams closer together than this: the thread is under load, and
+        /// lingers before it reads again.
+        static let loadWindow: Duration = .milliseconds(1)
 
         init(
             fd: Int32, batch: OpaquePointer, state: Locked<NTPServerState>, timeBase: any TimeBase, kernelTimestamps: Bool,
@@ -45,27 +46,31 @@ extension BatchedDatagramSockets {
 
         /// Reads, answers and writes until `wake` is signalled.
         ///
-        /// Under load (at least ``coalescingThreshold`` datagrams since the thread last slept) an
-        /// empty queue is given ``coalescingInterval`` to fill before the thread waits on it, so
-        /// reads come in larger batches and the costs of a read, a send and a wake-up are shared
-        /// by more requests. With kernel timestamps this costs no accuracy: a request's wait is
-        /// between its receive and transmit timestamps, which clients leave out of the delay.
-        /// Without them it would count as network delay, so the thread never lingers.
+        /// A read that brings fewer datagrams than a batch holds has emptied the queue, so the thread
+        /// does not read it again at once. Idle, it waits on the socket: a wake-up then costs a wait,
+        /// a read and a send, as in a select loop. Under load (this read came within ``loadWindow`` of
+        /// the last one that brought datagrams) it lingers ``coalescingInterval`` instead, and reads
+        /// again: reads come in larger batches, and the costs of a read, a send and a wake-up are
+        /// shared by more requests. With kernel timestamps this costs no accuracy: a request's wait is
+        /// between its receive and transmit timestamps, which clients leave out of the delay. Without
+        /// them it would count as network delay, so the thread never lingers.
         func serve(wake: Int32) {
-            var sinceSleep = 0
             let lingers = kernelTimestamps && coalescingInterval > 0
+            var lastBatch: MonotonicInstant?
             while !stopping.isSet {
                 let count = ts_batch_receive(fd, batch)
-                if count > 0 {
-                    answer(count: Int(count))
-                    sinceSleep += Int(count)
-                } else if count == 0 {
-                    if lingers && sinceSleep >= Self.coalescingThreshold {
-                        sinceSleep = 0
-                        ts_sleep_nanoseconds(coalescingInterval)
-                        continue
+                if count >= 0 {
+                    if count > 0 {
+                        let arrival = answer(count: Int(count))
+                        let loaded = lastBatch.map { $0.duration(to: arrival) < Self.loadWindow } ?? false
+                        lastBatch = arrival
+                        // A full batch: more may be waiting.
+                        if Int(count) == Int(ts_batch_capacity) { continue }
+                        if lingers && loaded {
+                            ts_sleep_nanoseconds(coalescingInterval)
+                            continue
+                        }
                     }
-                    sinceSleep = 0
                     // Nothing waiting: sleep until a datagram arrives or the server stops.
                     switch ts_wait(fd, wake) {
                     case 1: continue
@@ -87,7 +92,8 @@ extension BatchedDatagramSockets {
         }
 
         /// Answers the `count` datagrams of the last read and sends the replies together.
-        private func answer(count: Int) {
+        /// - Returns: When they were read, on the time base's monotonic clock.
+        private func answer(count: Int) -> MonotonicInstant {
             // The kernel's clock, as it stamped the datagrams: their age is measured on it.
             let kernelNow = kernelTimestamps ? ts_kernel_realtime() : -1
             let wall = timeBase.wallNow()
@@ -132,6 +138,7 @@ extension BatchedDatagramSockets {
                 return replies
             }
             if replies > 0 { _ = ts_batch_send(fd, batch, replies) }
+            return arrival
         }
     }
 }

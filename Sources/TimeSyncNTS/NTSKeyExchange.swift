@@ -41,6 +41,12 @@ public struct NTSKeyExchange: Sendable {
         public var serverToClientKey: [UInt8]
         /// How long the exchange took, from before the connection to End of Message.
         public var duration: Duration
+        /// The cookies the server gave (1 to 8), each to be sent once in an NTS request.
+        public var cookies: [[UInt8]] { response.cookies }
+        /// The NTP server the requests go to, when the key exchange names one (else its own host).
+        public var ntpServer: String? { response.server }
+        /// The NTP port the requests go to, when the key exchange names one (else 123).
+        public var ntpPort: UInt16? { response.port }
     }
 
     /// The server's host name or address (the certificate must name it).

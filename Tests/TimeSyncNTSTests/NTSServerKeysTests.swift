@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Testing
 import TimeSync
+import TimeSyncFixtures
 import TimeSyncTesting
 @testable import TimeSyncNTS
 
@@ -35,6 +36,39 @@ import TimeSyncTesting
                 return "\(error)"
             }
         }
+    }
+
+    /// Sockets answer on their own threads while the key ring rotates: every request is answered
+    /// authenticated while its cookie's key is kept, and with an NTS NAK once it is not — never
+    /// dropped, never half a ring seen.
+    @Test func requestsAreAnsweredOnSeveralThreadsWhileTheKeysRotate() async throws {
+        let keys = try NTSServerKeys(configuration: .init(retainedKeys: 2))
+        var session = try NTSProtocolTests.Session(keys: keys)
+        let requests = try (0..<8).map { _ in try session.request().bytes }
+        let server = session
+        let outcomes = await withTaskGroup(of: [String].self) { group in
+            for thread in 0..<2 {
+                group.addTask {
+                    (0..<100).map { index in
+                        switch server.serve(requests[(index + thread) % requests.count]) {
+                        case .authenticatedReply: "authenticated"
+                        case .negativeAcknowledgment: "nak"
+                        default: "other"
+                        }
+                    }
+                }
+            }
+            group.addTask {
+                for _ in 0..<20 { try? keys.rotate() }
+                return []
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(outcomes.count == 200)
+        #expect(!outcomes.contains("other"), "a request dropped or answered in the clear")
+        #expect(keys.keyIdentifiers.count == 2)
+        // Two rotations later the cookies' key is gone: a NAK, every time.
+        #expect(requests.allSatisfy { if case .negativeAcknowledgment = server.serve($0) { true } else { false } })
     }
 
     /// Whoever can plant or swap the key file could forge authenticated replies: a key file others

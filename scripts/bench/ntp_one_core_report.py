@@ -22,7 +22,8 @@ def get(d, *keys):
 def num(x, digits=0):
     if x is None:
         return "-"
-    return f"{x:,.{digits}f}"
+    # round() first: a count that nets to a hair below zero prints as 0, not -0.
+    return f"{round(x, digits) + 0.0:,.{digits}f}"
 
 
 def ratio(x, y):
@@ -44,10 +45,8 @@ def errors(servers, *path):
     return notes
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    data = benchlib.read_json(sys.argv[1])
+def render(data, level="##"):
+    """The tables as markdown, their headings at `level`."""
     settings = data["settings"]
     servers = {n: data["servers"][n] for n in ORDER if n in data["servers"]}
     out = []
@@ -145,7 +144,14 @@ def main():
                              [[f"{r['percent']:.2f}", ("kernel" if r["kernel"] else r["dso"]), r["symbol"].replace("|", "\\|")[:120]]
                               for r in p["top"]]))
             out.append("")
-    print("\n".join(out))
+    text = "\n".join(out)
+    return text.replace("\n## (", f"\n{level} (") if level != "##" else text
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    print(render(benchlib.read_json(sys.argv[1])))
 
 
 if __name__ == "__main__":

@@ -119,8 +119,25 @@ def nts_section(n):
     return lines
 
 
-def ntp_sections(path):
-    """Markdown for sections 2, 2c, 2b and 4a from the JSON ntp_measure.py writes."""
+def one_core_section(path):
+    """Section 2b from the JSON ntp_one_core.py writes: NTS and SNTP on one core, ours beside chronyd
+    and a do-nothing server."""
+    import ntp_one_core_report
+    return ["## 2b. NTP servers on one core: NTS and SNTP side by side", "",
+            "Each server alone on core 1, `ntp-load` and every client on core 0, one after the other in one run: "
+            "`timesync serve --ntp … --nts-ke … --threads 1` (and, as `before`, an earlier build when one is given), "
+            "chronyd 4.3 with NTS (`ntsprocesses 0`: everything in its one process), and `null`, a do-nothing C server "
+            "(`recvmmsg`, a 48-byte reply, `sendmmsg`) as the floor every SNTP figure is shown against. NTS requests "
+            "carry one cookie and no placeholder: each costs the server the cookie's decryption, the Authenticator's "
+            "check, a new cookie and the sealed reply. CPU per reply is the time the server's threads ran (`/proc/PID/task/*/schedstat`, nanoseconds) over one 8-second step, divided by the replies.", "",
+            ntp_one_core_report.render(read_json(path), level="###"), "",
+            "Reproduce: `TIMESYNC_BEFORE=/path/to/an/earlier/timesync scripts/bench/ntp_one_core.py docs/bench-data/one-core.json` "
+            "after the release builds (`scripts/bench/run` does it).", ""]
+
+
+def ntp_sections(path, one_core=None):
+    """Markdown for sections 2, 2c, 2b and 4a from the JSON ntp_measure.py writes; 2b from
+    ntp_one_core.py's JSON when there is one."""
     data = read_json(path)
     t = data["throughput"]
 
@@ -167,7 +184,9 @@ def ntp_sections(path):
               "Reproduce: `scripts/bench/run` (or `scripts/bench/ntp_measure.py out.json` after the release builds).", ""]
     if "lineRate" in data:
         lines += line_rate_section(data["lineRate"])
-    if "nts" in data:
+    if one_core:
+        lines += one_core_section(one_core)
+    elif "nts" in data:
         lines += nts_section(data["nts"])
     for key, title in [("accuracy", "random per-packet asymmetry"), ("asymmetric", "a fixed asymmetry no client can see")]:
         acc = data[key]

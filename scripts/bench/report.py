@@ -47,6 +47,7 @@ def main():
     parser.add_argument("--clock", required=True)
     parser.add_argument("--simulate", required=True)
     parser.add_argument("--ntp")
+    parser.add_argument("--one-core", help="ntp_one_core.py's JSON: section 2b")
     parser.add_argument("--http")
     parser.add_argument("--roughtime")
     parser.add_argument("--docs", default="docs")
@@ -58,7 +59,7 @@ def main():
              f"- toolchain: {m['swift']}", f"- load average at report time: {' '.join(m['load'])}", ""]
     lines += clock_section(args.clock)
     if args.ntp:
-        lines += ntp_sections(args.ntp)
+        lines += ntp_sections(args.ntp, one_core=args.one_core)
     else:
         lines += ["## 2. SNTP server throughput", "", "Not measured in this run.", "",
                   "## 4a. NTP accuracy on an impaired path", "", "Not measured in this run.", ""]

@@ -131,19 +131,31 @@ struct NTSLoad {
         let exchange = try await NTSKeyExchange(host: host, port: port, trust: .init(additionalAuthorities: caFile.map { [$0] } ?? []))
             .perform(timeout: .seconds(10))
         let cipher = try AESSIVCMAC256(key: exchange.clientToServerKey)
-        let timeBase = SystemTimeBase()
         var generator = SystemRandomNumberGenerator()
         var datagrams: [[UInt8]] = []
         var origins: Set<UInt64> = []
+        func field(_ type: UInt16, _ value: [UInt8]) -> [UInt8] {
+            let length = UInt16(4 + value.count)
+            return [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(length >> 8), UInt8(length & 0xFF)] + value
+        }
+        func random(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        // Each request as a client sends it (RFC 8915 §5.7): a random transmit timestamp, a 32-byte
+        // Unique Identifier, the cookie (padded to 4), and the Authenticator sealed over all of it.
+        let cookie = exchange.cookies[0] + [UInt8](repeating: 0, count: (4 - exchange.cookies[0].count % 4) % 4)
         while datagrams.count < count {
-            let ntp = NTPClientRequest(wallTime: timeBase.wallNow(), monotonicTime: timeBase.monotonicNow(), using: &generator)
-            guard origins.insert(ntp.transmitTimestamp.rawValue).inserted else { continue }
-            let request = NTSClientRequest(ntp: ntp, cookie: exchange.response.cookies[0], placeholders: 0, cipher: cipher, using: &generator)
-            datagrams.append(request.bytes)
+            let transmit = UInt64.random(in: 1...UInt64.max, using: &generator)
+            guard origins.insert(transmit).inserted else { continue }
+            var bytes = NTPPacket(version: 4, mode: .client, transmitTimestamp: NTPTimestamp(rawValue: transmit)).encoded()
+            bytes += field(NTSExtensionFieldType.uniqueIdentifier, random(32))
+            bytes += field(NTSExtensionFieldType.cookie, cookie)
+            let nonce = random(16)
+            let sealed = cipher.seal([], nonce: nonce, associatedData: bytes)
+            bytes += field(NTSExtensionFieldType.authenticator, [0, 16, 0, UInt8(sealed.count)] + nonce + sealed)
+            datagrams.append(bytes)
         }
         self.datagrams = datagrams
         self.origins = origins
-        self.ntpPort = exchange.response.port
+        self.ntpPort = exchange.ntpPort
         self.keyExchange = exchange.duration
     }
 }
