@@ -34,12 +34,13 @@ public enum TimeSyncHTTPServer {
     /// - Parameters:
     ///   - timeBase: The clocks the server serves.
     ///   - uncertainty: The server's own clock error bound to advertise, if known.
+    ///   - cors: Which web pages on other origins may read the stamps; `nil` adds no CORS header.
     /// - Returns: The router; add your own routes to it before building the application.
-    public static func router(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil)
+    public static func router(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil)
         -> Router<BasicRequestContext>
     {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: TimestampMiddleware(timeBase: timeBase, uncertainty: uncertainty))
+        router.add(middleware: TimestampMiddleware(timeBase: timeBase, uncertainty: uncertainty, cors: cors))
         router.addTimeRoute(timeBase: timeBase)
         return router
     }
@@ -52,18 +53,19 @@ public enum TimeSyncHTTPServer {
     ///   - port: The port to bind; 0 picks a free one (reported through `onServerRunning`).
     ///   - timeBase: The clocks the server serves.
     ///   - limits: Header and idle timeouts and connection caps (the defaults by default).
+    ///   - cors: Which web pages on other origins may read the stamps; `nil` adds no CORS header.
     ///   - logger: The server's logger.
     ///   - onServerRunning: Called with the bound port once the server listens.
     /// - Returns: The application, ready for `runService()` or a `ServiceGroup`; it throws
     ///   `ServerBindError` when the address is in use, needs privileges, or is not this host's.
     public static func application(
         host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), limits: HTTPConnectionLimits = .init(),
-        logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        cors: TimeSyncCORS? = nil, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         router.addTimeRoute(timeBase: timeBase)
         var application = TimeSyncApplication(
-            router: router.timeStamped(timeBase: timeBase), server: .http1(limits: limits),
+            router: router.timeStamped(timeBase: timeBase, cors: cors), server: .http1(limits: limits),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             timeBase: timeBase, logger: logger)

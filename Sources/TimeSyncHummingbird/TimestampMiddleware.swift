@@ -20,15 +20,19 @@ public struct TimestampMiddleware<Context: RequestContext>: RouterMiddleware {
     public let timeBase: any TimeBase
     /// How far this server's clock may be off true time, sent as the `u` member; `nil` omits it.
     public let uncertainty: Duration?
+    /// Which web pages on other origins may read the stamps; `nil` (the default) adds no CORS header.
+    public let cors: TimeSyncCORS?
 
     /// Creates the middleware.
     /// - Parameters:
     ///   - timeBase: The clocks (the server's wall clock is the time it serves).
     ///   - uncertainty: This server's own clock error bound, if known (for example from its NTP
     ///     synchronisation).
-    public init(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil) {
+    ///   - cors: Which web pages on other origins may read the stamps (and send a nonce).
+    public init(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil) {
         self.timeBase = timeBase
         self.uncertainty = uncertainty
+        self.cors = cors
     }
 
     /// Stamps t2, runs the rest of the chain (turning an `HTTPResponseError` into its response), then
@@ -43,7 +47,7 @@ public struct TimestampMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        try await Timestamper(timeBase: timeBase, uncertainty: uncertainty).respond(to: request, context: context) {
+        try await Timestamper(timeBase: timeBase, uncertainty: uncertainty, cors: cors).respond(to: request, context: context) {
             try await next(request, context)
         }
     }
@@ -55,18 +59,21 @@ extension HTTPResponderBuilder where Responder.Context: RequestContext {
     /// - Parameters:
     ///   - timeBase: The clocks (the server's wall clock is the time it serves).
     ///   - uncertainty: This server's own clock error bound, if known.
-    public func timeStamped(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil)
+    ///   - cors: Which web pages on other origins may read the stamps; `nil` adds no CORS header.
+    public func timeStamped(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil)
         -> TimestampResponderBuilder<Self>
     {
-        TimestampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty)
+        TimestampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty, cors: cors)
     }
 }
 
 /// The stamping both forms share: t2, the answer (errors included), t3, the nonce echo, the header
-/// and the `Date` of t3's second.
+/// and the `Date` of t3's second; with CORS, the preflight's answer and the headers that let an
+/// allowed page read the stamps.
 struct Timestamper: Sendable {
     let timeBase: any TimeBase
     let uncertainty: Duration?
+    var cors: TimeSyncCORS? = nil
 
     /// Stamps t2, lets `answer` respond (an `HTTPResponseError` becomes its response: error
     /// responses, 404s included, are answers too), then stamps t3 and adds the header.
@@ -76,10 +83,15 @@ struct Timestamper: Sendable {
     ) async throws -> Response {
         let serverReceive = timeBase.wallNow()
         var response: Response
-        do {
-            response = try await answer()
-        } catch let error as any HTTPResponseError {
-            response = try error.response(from: request, context: context)
+        if let preflight = cors?.preflight(request) {
+            response = preflight
+        } else {
+            do {
+                response = try await answer()
+            } catch let error as any HTTPResponseError {
+                response = try error.response(from: request, context: context)
+            }
+            cors?.allow(&response, for: request)
         }
         stamp(&response, for: request, receivedAt: serverReceive)
         return response

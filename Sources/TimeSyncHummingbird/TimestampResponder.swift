@@ -29,9 +29,10 @@ public struct TimestampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wr
     ///   - wrapped: The responder, typically `router.buildResponder()`.
     ///   - timeBase: The clocks (the server's wall clock is the time it serves).
     ///   - uncertainty: This server's own clock error bound, if known.
-    public init(_ wrapped: Wrapped, timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil) {
+    ///   - cors: Which web pages on other origins may read the stamps; `nil` adds no CORS header.
+    public init(_ wrapped: Wrapped, timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil) {
         self.wrapped = wrapped
-        self.stamper = Timestamper(timeBase: timeBase, uncertainty: uncertainty)
+        self.stamper = Timestamper(timeBase: timeBase, uncertainty: uncertainty, cors: cors)
     }
 
     /// Stamps t2, lets the wrapped responder answer (an `HTTPResponseError` becomes its response),

@@ -10,10 +10,11 @@ where Base.Responder.Context: RequestContext {
     let base: Base
     let timeBase: any TimeBase
     let uncertainty: Duration?
+    let cors: TimeSyncCORS?
 
     /// The base's responder, stamped.
     public func buildResponder() -> TimestampResponder<Base.Responder> {
-        TimestampResponder(base.buildResponder(), timeBase: timeBase, uncertainty: uncertainty)
+        TimestampResponder(base.buildResponder(), timeBase: timeBase, uncertainty: uncertainty, cors: cors)
     }
 }
 #endif

@@ -125,7 +125,7 @@ final class NTPServerHandler: ChannelInboundHandler {
         let timeBase = self.timeBase
         var buffer = context.channel.allocator.buffer(capacity: max(NTPPacket.headerSize, envelope.data.readableBytes))
         var outcome = NTPServerAction.drop(.malformed)
-        envelope.data.withUnsafeReadableBytes { bytes in
+        envelope.data.withUnsafeReadableBytes { bytes -> Void in
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: max(NTPPacket.headerSize, bytes.count)) { reply in
                 outcome = state.value.respond(
                     to: bytes, into: reply, from: envelope.remoteAddress, receivedAt: receivedAt, arrival: arrival, timeBase: timeBase)

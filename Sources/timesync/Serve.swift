@@ -95,6 +95,11 @@ struct Serve: AsyncParsableCommand {
         valueName: "N"))
     var httpMaxConnectionsPerAddress: Int = 256
 
+    @Option(parsing: .singleValue, help: ArgumentHelp(
+        "HTTP: let web pages from this origin read the time headers (CORS), e.g. https://shop.example; repeat it for several, or give '*' for any.",
+        valueName: "ORIGIN"))
+    var httpCorsOrigin: [String] = []
+
     @Option(help: "NTS: serve key exchanges (TLS 1.3, ALPN ntske/1) on this TCP address, e.g. 0.0.0.0:4460; needs --cert and --key.")
     var ntsKe: String?
 
@@ -211,7 +216,8 @@ struct Serve: AsyncParsableCommand {
                     rateLimit: Self.parseRateLimit(roughtimeRateLimit) ?? 1, rateLimitBurst: roughtimeRateLimitBurst, logger: logger))
         }
         if let http, let address = parseHTTPAddress(http) {
-            services.append(try makeHTTPServerService(host: address.host, port: address.port, limits: httpLimits, logger: logger))
+            services.append(
+                try makeHTTPServerService(host: address.host, port: address.port, limits: httpLimits, cors: try Self.cors(httpCorsOrigin), logger: logger))
         }
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -13,17 +13,18 @@ import TimeSyncHummingbird
 ///   - host: The address to bind.
 ///   - port: The port to bind (0 picks a free one).
 ///   - limits: Header and idle timeouts and connection caps.
+///   - cors: Which web pages on other origins may read the time headers; `nil` for none.
 ///   - logger: The server's logger; the bound address and the limits are logged at `info` once
 ///     listening, and the stop once stopped.
 /// - Returns: The service.
 /// - Throws: Never today; kept throwing so address validation can be added without breaking callers.
-func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits, logger: Logger) throws -> some Service {
+func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits, cors: TimeSyncCORS?, logger: Logger) throws -> some Service {
     // Hummingbird announces its own start at `info`; the command says it once, with the limits, so
     // at `info` Hummingbird's logger starts at `notice` (at `debug` and `trace` it says everything).
     var hummingbirdLogger = logger
     if logger.logLevel == .info { hummingbirdLogger.logLevel = .notice }
     let application = TimeSyncHTTPServer.application(
-        host: host, port: port, timeBase: SystemTimeBase(), limits: limits, logger: hummingbirdLogger,
+        host: host, port: port, timeBase: SystemTimeBase(), limits: limits, cors: cors, logger: hummingbirdLogger,
         onServerRunning: { boundPort in
             logger.info(
                 "HTTP time server listening",
@@ -31,6 +32,7 @@ func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits
                     "address": "\(host):\(boundPort)", "headerTimeout": "\(limits.headerTimeout)",
                     "idleTimeout": "\(limits.idleTimeout)", "maximumConnections": "\(limits.maximumConnections)",
                     "maximumConnectionsPerAddress": "\(limits.maximumConnectionsPerAddress)",
+                    "corsOrigins": "\(cors.map { cors in if case .only(let list) = cors.origins { list.joined(separator: " ") } else { "*" } } ?? "none")",
                 ])
         })
     return StopLogged(base: application, logger: logger, message: "HTTP time server stopped", address: "\(host):\(port)")

@@ -83,6 +83,26 @@ extension Serve {
         guard (1...1_000_000).contains(httpMaxConnectionsPerAddress) else {
             throw ValidationError("--http-max-connections-per-address \(httpMaxConnectionsPerAddress): give 1 to 1000000")
         }
+        _ = try Self.cors(httpCorsOrigin)
+    }
+
+    /// The CORS settings of `--http-cors-origin`: `nil` for none, every origin for `*`, else the origins
+    /// given, each `http` or `https`, a host and an optional port, as a browser sends it.
+    /// - Throws: `ValidationError` naming the value and what is wrong.
+    static func cors(_ origins: [String]) throws -> TimeSyncCORS? {
+        if origins.isEmpty { return nil }
+        if origins == ["*"] { return TimeSyncCORS(origins: .any) }
+        for origin in origins {
+            if origin == "*" { throw ValidationError("--http-cors-origin '*' allows every origin: give it alone") }
+            let parts = origin.split(separator: "/", omittingEmptySubsequences: false)
+            let valid = parts.count == 3 && (parts[0] == "http:" || parts[0] == "https:") && parts[1].isEmpty && !parts[2].isEmpty
+                && parts[2].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]".contains($0)) }
+            guard valid else {
+                throw ValidationError(
+                    "--http-cors-origin '\(origin)': give an origin as a browser sends it, such as https://shop.example or http://localhost:8080 (no path, no trailing slash), or '*'")
+            }
+        }
+        return TimeSyncCORS(origins: .only(origins))
     }
 
     /// The host and port of `--ntp` or `--http`.

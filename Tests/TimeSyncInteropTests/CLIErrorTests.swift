@@ -62,6 +62,9 @@ struct CLIErrorTests {
         (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-max-connections-per-address", "-1"], ["--nts-ke-max-connections-per-address -1", "1 to 1000000"]),
         (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-timeout", "0"], ["--nts-ke-timeout 0", "0.001 to 86400"]),
         (["serve", "--ntp", "127.0.0.1:0", "--nts-ke-rate-limit", "fast"], ["--nts-ke-rate-limit 'fast'", "'off'"]),
+        (["serve", "--http", "127.0.0.1:0", "--http-cors-origin", "https://shop.example/"], ["--http-cors-origin 'https://shop.example/'", "no trailing slash"]),
+        (["serve", "--http", "127.0.0.1:0", "--http-cors-origin", "shop.example"], ["--http-cors-origin 'shop.example'", "https://shop.example"]),
+        (["serve", "--http", "127.0.0.1:0", "--http-cors-origin", "*", "--http-cors-origin", "https://a.example"], ["'*'", "give it alone"]),
     ]
 
     @Test("a usage error exits 64 and names the flag, the value and the reason", arguments: usageErrors)
