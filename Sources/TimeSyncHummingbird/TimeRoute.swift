@@ -27,7 +27,7 @@ extension Router {
 }
 
 /// The TimeSync HTTP time server: a Hummingbird application serving `/time` with every response
-/// stamped (by ``TimestampResponder`` around the router; ``router(timeBase:uncertainty:)`` gives the
+/// stamped (by ``TimestampResponder`` around the router; ``router(timeBase:uncertainty:cors:)`` gives the
 /// ``TimestampMiddleware`` form for apps that build their own application).
 public enum TimeSyncHTTPServer {
     /// A router with the middleware (outermost) and the `/time` route.

@@ -28,7 +28,8 @@ package struct NTSRequestLayout: Sendable, Hashable {
         var cookies = 0
         var cookie = 0..<0
         var placeholders = 0
-        var placeholderLengths = 0..<0  // the shortest and longest placeholder value, as a range
+        var shortestPlaceholder = Int.max
+        var longestPlaceholder = 0
         var authenticators = 0
         var authenticator = 0..<0
         var lastType: UInt16 = 0
@@ -50,9 +51,8 @@ package struct NTSRequestLayout: Sendable, Hashable {
                 cookie = value
             case NTSExtensionFieldType.cookiePlaceholder:
                 nts = true
-                placeholderLengths = placeholders == 0
-                    ? value.count..<value.count
-                    : min(placeholderLengths.lowerBound, value.count)..<max(placeholderLengths.upperBound, value.count)
+                shortestPlaceholder = min(shortestPlaceholder, value.count)
+                longestPlaceholder = max(longestPlaceholder, value.count)
                 placeholders += 1
             case NTSExtensionFieldType.authenticator:
                 nts = true
@@ -69,7 +69,7 @@ package struct NTSRequestLayout: Sendable, Hashable {
         }
         guard cookies == 1 else { throw NTSServerRequestError(.cookie, "not one cookie") }
         guard placeholders < NTSKEResponse.maximumCookies,
-            placeholders == 0 || (placeholderLengths.lowerBound == cookie.count && placeholderLengths.upperBound == cookie.count)
+            placeholders == 0 || (shortestPlaceholder == cookie.count && longestPlaceholder == cookie.count)
         else {
             throw NTSServerRequestError(.placeholders, "more than 7 placeholders, or placeholders of another length than the cookie")
         }
