@@ -211,7 +211,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
                 .product(name: "Crypto", package: "swift-crypto", condition: .when(traits: ["CLI"])),
-            ]
+            ],
+            // `serve --http` serves the JavaScript client and its demo page: `Web` links to web/.
+            exclude: ["Web/package.json", "Web/README.md", "Web/timesync.d.ts", "Web/test", "Web/tools"],
+            resources: [.copy("Web/timesync.js"), .copy("Web/demo/index.html")]
         ),
         // Test and benchmark support, in no product (trait `CLI`): a seeded user-space UDP relay (delay,
         // jitter, spikes, loss per direction: the kernel has no netem) and its command-line front end.

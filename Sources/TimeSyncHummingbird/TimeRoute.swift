@@ -30,6 +30,20 @@ extension Router {
 /// stamped (by ``TimestampResponder`` around the router; ``router(timeBase:uncertainty:cors:)`` gives the
 /// ``TimestampMiddleware`` form for apps that build their own application).
 public enum TimeSyncHTTPServer {
+    /// A file the server sends as it is, with its media type and `Cache-Control: no-cache`.
+    public struct StaticFile: Sendable, Hashable {
+        /// The `Content-Type`, such as `text/javascript; charset=utf-8`.
+        public var contentType: String
+        /// The file's bytes.
+        public var body: [UInt8]
+
+        /// Creates a file to serve.
+        public init(contentType: String, body: [UInt8]) {
+            self.contentType = contentType
+            self.body = body
+        }
+    }
+
     /// A router with the middleware (outermost) and the `/time` route.
     /// - Parameters:
     ///   - timeBase: The clocks the server serves.
@@ -54,16 +68,27 @@ public enum TimeSyncHTTPServer {
     ///   - timeBase: The clocks the server serves.
     ///   - limits: Header and idle timeouts and connection caps (the defaults by default).
     ///   - cors: Which web pages on other origins may read the stamps; `nil` adds no CORS header.
+    ///   - files: Files served as they are at their paths, such as the JavaScript client and a page
+    ///     that uses it (`timesync serve --http` serves both); stamped like every response.
     ///   - logger: The server's logger.
     ///   - onServerRunning: Called with the bound port once the server listens.
     /// - Returns: The application, ready for `runService()` or a `ServiceGroup`; it throws
     ///   `ServerBindError` when the address is in use, needs privileges, or is not this host's.
     public static func application(
         host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), limits: HTTPConnectionLimits = .init(),
-        cors: TimeSyncCORS? = nil, logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        cors: TimeSyncCORS? = nil, files: [String: StaticFile] = [:], logger: Logger,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let router = Router(context: BasicRequestContext.self)
         router.addTimeRoute(timeBase: timeBase)
+        for (path, file) in files.sorted(by: { $0.key < $1.key }) {
+            let body = ByteBuffer(bytes: file.body)
+            router.get(RouterPath(path)) { _, _ -> Response in
+                Response(
+                    status: .ok, headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
+                    body: ResponseBody(byteBuffer: body))
+            }
+        }
         var application = TimeSyncApplication(
             router: router.timeStamped(timeBase: timeBase, cors: cors), server: .http1(limits: limits),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),

@@ -125,7 +125,7 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     /// Runs the server and the services until graceful shutdown or cancellation: `Application`'s
     /// loop, where every response keeps its own `Date` (or gets the current second's).
     /// - Throws: `ServerBindError` when an application made by
-    ///   ``TimeSyncHTTPServer/application(host:port:timeBase:limits:cors:logger:onServerRunning:)`` cannot
+    ///   ``TimeSyncHTTPServer/application(host:port:timeBase:limits:cors:files:logger:onServerRunning:)`` cannot
     ///   bind its address; the server's and the services' errors.
     public func run() async throws {
         let responder = self.responder

@@ -16,6 +16,10 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
     case kronos
     /// timesync.js-style, for comparison: the mean of recent samples within one standard deviation.
     case timesyncJS
+    /// Outcomes another implementation computed on the same stream, one per sample in order
+    /// (``EstimatorStream``): how the simulator scores an estimator that runs outside Swift, such as
+    /// the JavaScript client through Node.
+    case replayed(name: String, outcomes: [EstimatorOutcome])
 
     /// TimeSync's strategy and the common simple ones, with the EMA at its default weight.
     public static let all: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: EMAEstimator.defaultAlpha)]
@@ -32,6 +36,7 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
         case .ema: "ema"
         case .kronos: "kronos"
         case .timesyncJS: "timesync-js"
+        case .replayed(let name, _): name
         }
     }
 
@@ -59,6 +64,7 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
         case .ema(let alpha): EMAEstimator(configuration, alpha: alpha)
         case .kronos: KronosEstimator(configuration)
         case .timesyncJS: TimesyncJSEstimator(configuration)
+        case .replayed(_, let outcomes): ReplayedEstimator(configuration, outcomes: outcomes)
         }
     }
 }

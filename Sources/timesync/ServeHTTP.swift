@@ -1,4 +1,5 @@
 #if CLI
+import Foundation
 import Logging
 import ServiceLifecycle
 import TimeSync
@@ -23,8 +24,9 @@ func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits
     // at `info` Hummingbird's logger starts at `notice` (at `debug` and `trace` it says everything).
     var hummingbirdLogger = logger
     if logger.logLevel == .info { hummingbirdLogger.logLevel = .notice }
+    let web = webClientFiles()
     let application = TimeSyncHTTPServer.application(
-        host: host, port: port, timeBase: SystemTimeBase(), limits: limits, cors: cors, logger: hummingbirdLogger,
+        host: host, port: port, timeBase: SystemTimeBase(), limits: limits, cors: cors, files: web ?? [:], logger: hummingbirdLogger,
         onServerRunning: { boundPort in
             logger.info(
                 "HTTP time server listening",
@@ -33,12 +35,32 @@ func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits
                     "idleTimeout": "\(limits.idleTimeout)", "maximumConnections": "\(limits.maximumConnections)",
                     "maximumConnectionsPerAddress": "\(limits.maximumConnectionsPerAddress)",
                     "corsOrigins": "\(cors.map { cors in if case .only(let list) = cors.origins { list.joined(separator: " ") } else { "*" } } ?? "none")",
+                    "webClient": "\(web == nil ? "not bundled beside this executable" : "/timesync.js, demo page /")",
                 ])
         })
     return StopLogged(base: application, logger: logger, message: "HTTP time server stopped", address: "\(host):\(port)")
 }
 
 /// A service that logs its stop once it has stopped, as the NTP, NTS-KE and Roughtime servers do.
+/// The JavaScript client (`/timesync.js`) and its demo page (`/`), from the resources SwiftPM builds
+/// beside the executable; `nil` when they are not there (the executable was copied without them),
+/// and then only `/time` is served.
+func webClientFiles() -> [String: TimeSyncHTTPServer.StaticFile]? {
+    let directory = Bundle.main.bundleURL
+    for name in ["TimeSync_timesync.resources", "TimeSync_timesync.bundle"] {
+        guard let bundle = Bundle(url: directory.appendingPathComponent(name)),
+            let script = bundle.url(forResource: "timesync", withExtension: "js").flatMap({ try? Data(contentsOf: $0) }),
+            let page = bundle.url(forResource: "index", withExtension: "html").flatMap({ try? Data(contentsOf: $0) })
+        else { continue }
+        let html = TimeSyncHTTPServer.StaticFile(contentType: "text/html; charset=utf-8", body: Array(page))
+        return [
+            "/timesync.js": TimeSyncHTTPServer.StaticFile(contentType: "text/javascript; charset=utf-8", body: Array(script)),
+            "/": html, "/index.html": html,
+        ]
+    }
+    return nil
+}
+
 struct StopLogged<Base: Service>: Service {
     let base: Base
     let logger: Logger

@@ -31,9 +31,16 @@ struct Simulate: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(SimulateOptions.Help.series))
     var series: Int = SimulateOptions.defaults.series
 
+    @Option(help: ArgumentHelp(SimulateOptions.Help.writeStreams, valueName: "file"))
+    var writeStreams: String?
+
+    @Option(help: ArgumentHelp(SimulateOptions.Help.javascript, valueName: "script"))
+    var javascript: String?
+
     var options: SimulateOptions {
         SimulateOptions(
-            scenario: scenario, seed: seed, alpha: alpha, serverSlew: serverSlew, serverSlewLimit: serverSlewLimit, json: json, series: series)
+            scenario: scenario, seed: seed, alpha: alpha, serverSlew: serverSlew, serverSlewLimit: serverSlewLimit, json: json, series: series,
+            writeStreams: writeStreams, javascript: javascript)
     }
 
     func validate() throws {

@@ -18,6 +18,12 @@ struct SimulateOptions: Sendable {
     var json = false
     /// With `json`: about this many (time, error) points per strategy.
     var series: Int = 0
+    /// Write each scenario's sample stream, with the default estimator's outcome after each sample,
+    /// to this JSON file instead of running the strategies.
+    var writeStreams: String?
+    /// A Node script that reads such streams on its standard input and writes its own outcomes: its
+    /// strategy joins the table as `javascript`.
+    var javascript: String?
 
     /// What is wrong with the settings, as a usage error says it; `nil` when they are good.
     var problem: String? {
@@ -30,6 +36,11 @@ struct SimulateOptions: Sendable {
             return "--server-slew-limit \(serverSlewLimit): give 0 to 1000 ms"
         }
         guard (0...100_000).contains(series) else { return "--series \(series): give 0 to 100000 points" }
+        if writeStreams != nil && javascript != nil { return "--write-streams and --javascript: give one of them" }
+        if writeStreams?.isEmpty == true { return "--write-streams: give the path of the JSON file to write" }
+        if let javascript, !FileManager.default.isReadableFile(atPath: javascript) {
+            return "--javascript \(javascript): no readable script there; give the path of a Node script (web/tools/estimate-streams.mjs)"
+        }
         return nil
     }
 }
@@ -47,6 +58,8 @@ extension SimulateOptions {
         static let serverSlewLimit = "The largest correction a server slews, in ms: the most the slew allowance adds to a bound."
         static let json = "Print JSON."
         static let series = "With --json: include about this many (time, error) points per strategy, for charts."
+        static let writeStreams = "Write each scenario's sample stream and the default estimator's outcomes to this JSON file; run nothing."
+        static let javascript = "Also score the estimator of this Node script (web/tools/estimate-streams.mjs) on the same streams, as 'javascript'."
     }
 }
 
@@ -57,13 +70,61 @@ func runSimulation(_ options: SimulateOptions) throws -> String {
     let strategies: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: options.alpha), .kronos, .timesyncJS]
     let configuration = EstimatorConfiguration(
         serverSlew: options.serverSlew * 1e-6, serverSlewLimit: .nanoseconds(Int64((options.serverSlewLimit * 1e6).rounded())))
-    let reports = scenarios.map {
-        Simulation.run($0, seed: options.seed, strategies: strategies, configuration: configuration, seriesPoints: options.json ? options.series : 0)
+    if let path = options.writeStreams {
+        let streams = scenarios.map { EstimatorStream($0, seed: options.seed, configuration: configuration) }
+        try jsonData(streams).write(to: URL(fileURLWithPath: path))
+        return "wrote \(streams.map(\.samples.count).reduce(0, +)) samples of \(streams.count) scenario(s) to \(path)"
+    }
+    let reports = try scenarios.map { scenario in
+        var all = strategies
+        if let script = options.javascript {
+            let stream = EstimatorStream(scenario, seed: options.seed, configuration: configuration)
+            all.insert(.replayed(name: "javascript", outcomes: try runNodeEstimator(script, on: stream, slew: configuration.slewAllowance)), at: 1)
+        }
+        return Simulation.run(scenario, seed: options.seed, strategies: all, configuration: configuration, seriesPoints: options.json ? options.series : 0)
     }
     if options.json {
         return try options.scenario == "all" ? jsonString(reports) : jsonString(reports[0])
     }
     return zip(scenarios, reports).map { simulationTable($1, scenario: $0) }.joined(separator: "\n")
+}
+
+/// What went wrong running another implementation's estimator through Node.
+struct NodeEstimatorError: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Runs `node SCRIPT` with the stream on its standard input and reads one outcome row per sample
+/// from its standard output.
+func runNodeEstimator(_ script: String, on stream: EstimatorStream, slew: SlewAllowance) throws -> [EstimatorOutcome] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["node", script]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    do {
+        try process.run()
+    } catch {
+        throw NodeEstimatorError(description: "could not start node (\(error)); install Node.js 20 or later, or run without --javascript")
+    }
+    let request = try jsonData(stream)
+    // Written from another thread: the script may answer before it has read everything.
+    let writer = Thread {
+        input.fileHandleForWriting.write(request)
+        try? input.fileHandleForWriting.close()
+    }
+    writer.start()
+    let answer = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw NodeEstimatorError(description: "node \(script) exited with status \(process.terminationStatus); run it by hand on the output of --write-streams to see why")
+    }
+    guard let rows = try? JSONDecoder().decode([[String]].self, from: answer), rows.count == stream.samples.count else {
+        throw NodeEstimatorError(description: "node \(script) did not answer one outcome row per sample (\(stream.samples.count)) as a JSON array of string arrays")
+    }
+    return try EstimatorStream.decode(rows, slew: slew)
 }
 
 /// One scenario's results as a table, with a legend.
@@ -106,4 +167,11 @@ func jsonString(_ value: some Encodable) throws -> String {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
     return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
+
+/// JSON for a file another program reads: compact, keys sorted.
+func jsonData(_ value: some Encodable) throws -> Data {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return try encoder.encode(value)
 }

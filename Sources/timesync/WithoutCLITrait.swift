@@ -48,6 +48,8 @@ enum TimeSyncWithoutCLITrait {
             options.serverSlewLimit = flags.double("--server-slew-limit") ?? options.serverSlewLimit
             options.series = flags.int("--series") ?? options.series
             options.json = flags.flag("--json")
+            options.writeStreams = flags.string("--write-streams")
+            options.javascript = flags.string("--javascript")
             flags.finish()
             if let problem = options.problem { fail(usage: problem, help: simulateHelp) }
             do {
@@ -137,7 +139,7 @@ enum TimeSyncWithoutCLITrait {
         """
 
     static let simulateHelp = """
-        USAGE: timesync simulate --scenario <scenario> [--seed <seed>] [--alpha <alpha>] [--server-slew <ppm>] [--server-slew-limit <ms>] [--json] [--series <points>]
+        USAGE: timesync simulate --scenario <scenario> [--seed <seed>] [--alpha <alpha>] [--server-slew <ppm>] [--server-slew-limit <ms>] [--json] [--series <points>] [--write-streams <file>] [--javascript <script>]
 
           --scenario            \(SimulateOptions.Help.scenario) One of: \(SimulationScenario.builtIn.map(\.name).joined(separator: ", ")).
           --seed                \(SimulateOptions.Help.seed) Default \(SimulateOptions.defaults.seed).
@@ -146,6 +148,8 @@ enum TimeSyncWithoutCLITrait {
           --server-slew-limit   \(SimulateOptions.Help.serverSlewLimit) Default \(SimulateOptions.defaults.serverSlewLimit).
           --json                \(SimulateOptions.Help.json)
           --series              \(SimulateOptions.Help.series)
+          --write-streams       \(SimulateOptions.Help.writeStreams)
+          --javascript          \(SimulateOptions.Help.javascript)
         """
 
     static let queryHelp = """

@@ -1,0 +1,34 @@
+import TimeSync
+
+/// An estimator that answers each sample with the next of outcomes computed elsewhere, on the same
+/// stream in the same order (``Strategy/replayed(name:outcomes:)``); past their end it answers
+/// ``EstimatorOutcome/noSamples``.
+public struct ReplayedEstimator: OffsetEstimator {
+    public let configuration: EstimatorConfiguration
+    private let outcomes: [EstimatorOutcome]
+    private var next = 0
+    private var taken: [OffsetSample] = []
+
+    /// Creates an estimator that replays `outcomes`.
+    public init(_ configuration: EstimatorConfiguration = .init(), outcomes: [EstimatorOutcome]) {
+        self.configuration = configuration
+        self.outcomes = outcomes
+    }
+
+    /// `replayed`.
+    public var name: String { "replayed" }
+    public var samples: [OffsetSample] { taken }
+    public var sources: [String] { Array(Set(taken.map(\.source))).sorted() }
+
+    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+        taken.append(sample)
+        defer { next += 1 }
+        return next < outcomes.count ? outcomes[next] : .noSamples
+    }
+
+    /// Not replayable: the outcomes were computed without the removal.
+    public mutating func removeSource(_ source: String) -> EstimatorOutcome {
+        taken.removeAll { $0.source == source }
+        return .noSamples
+    }
+}
