@@ -635,6 +635,29 @@ const DEFAULTS = {
   jumpTolerance: 500, // ms: a difference between elapsed wall and monotonic time larger than this is a jump
 };
 
+/** The settings, each checked: a TypeError names the first one out of range. */
+function checkedOptions(options) {
+  const check = (name, value, min, max, integer = false) => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+      throw new TypeError(`${name} ${value}: give ${integer ? 'a whole number' : 'a number'} from ${min} to ${max}`);
+    }
+  };
+  const day = 86_400_000;
+  check('pollInterval', options.pollInterval, 1_000, day);
+  check('burst', options.burst, 1, 16, true);
+  check('burstSpacing', options.burstSpacing, 0, 60_000);
+  check('dateRequests', options.dateRequests, 0, 32, true);
+  check('timeout', options.timeout, 1, 120_000);
+  check('resolution', options.resolution, 0, 1_000);
+  check('minimumAgreeingSources', options.minimumAgreeingSources, 1, 64, true);
+  check('budget.requests', options.budget.requests, 1, 100_000, true);
+  check('budget.per', options.budget.per, 1_000, day);
+  check('minResyncInterval', options.minResyncInterval, 0, day);
+  check('watchInterval', options.watchInterval, 100, 60_000);
+  check('jumpTolerance', options.jumpTolerance, 10, 60_000);
+  return options;
+}
+
 /** Where a time comes from: a URL and which header carries the time. */
 function normalizeSource(source) {
   const spec = typeof source === 'string' ? { url: source } : { ...source };
@@ -688,6 +711,8 @@ export class TimeSyncClient extends EventTarget {
   #retryAt = new Map(); // source name → monotonic ms before which it is not asked
   #lowestDelay = new Map(); // source name → ns
   #listeners = [];
+  #sleepers = new Set(); // pending waits of a sync, ended by stop()
+  #epoch = 0; // counts stops: a sync started before one gives up after its next wait
 
   /**
    * @param {object} options `sources` (URLs of `/time` endpoints, or `{url, kind, header, unit, name}`),
@@ -696,7 +721,7 @@ export class TimeSyncClient extends EventTarget {
    */
   constructor(options = {}) {
     super();
-    this.#options = { ...DEFAULTS, ...options, budget: { ...DEFAULTS.budget, ...(options.budget ?? {}) } };
+    this.#options = checkedOptions({ ...DEFAULTS, ...options, budget: { ...DEFAULTS.budget, ...(options.budget ?? {}) } });
     const sources = options.sources ?? [];
     if (sources.length === 0) throw new TypeError('give at least one source, such as your server\'s /time URL');
     this.#sources = sources.map(normalizeSource);
@@ -744,9 +769,12 @@ export class TimeSyncClient extends EventTarget {
     return this;
   }
 
-  /** Stops polling and listening; readings go on from the last calibration. */
+  /** Stops polling and listening, and ends a sync under way after its current request; readings
+   * and countdowns go on from the last calibration. */
   stop() {
     this.#running = false;
+    this.#epoch += 1;
+    for (const done of [...this.#sleepers]) done();
     for (const remove of this.#listeners.splice(0)) remove();
     for (const id of this.#timers) this.#clearTimeout(id);
     this.#timers.clear();
@@ -831,15 +859,15 @@ export class TimeSyncClient extends EventTarget {
       // Wake at the next whole second of the remaining time (or after `interval`, whichever first).
       // Once it is due by the estimate, wake when the earliest bound passes it too.
       const untilNext = remaining > 0 ? (remaining % 1000 || 1000) + 1 : targetMs - reading.earliest + 1;
-      timer = this.#after(Math.min(untilNext, interval), tick);
+      timer = this.#setTimeout(tick, Math.max(0, Math.min(untilNext, interval)));
     };
-    const wake = () => { if (timer !== null) { this.#cancel(timer); timer = null; } tick(); };
+    const wake = () => { if (timer !== null) { this.#clearTimeout(timer); timer = null; } tick(); };
     this.addEventListener('calibrated', wake);
     this.addEventListener('suspended', wake);
     this.addEventListener('resumed', wake);
     const stop = () => {
       stopped = true;
-      if (timer !== null) this.#cancel(timer);
+      if (timer !== null) this.#clearTimeout(timer);
       this.removeEventListener('calibrated', wake);
       this.removeEventListener('suspended', wake);
       this.removeEventListener('resumed', wake);
@@ -871,10 +899,12 @@ export class TimeSyncClient extends EventTarget {
   // — measuring —
 
   async #measureSource(source, burst) {
+    const epoch = this.#epoch;
     let taken = 0;
     let last = null;
     for (let i = 0; i < burst; i++) {
       if (i > 0) await this.#sleep(this.#options.burstSpacing);
+      if (this.#epoch !== epoch) return taken;
       const sample = await this.#request(source);
       if (!sample) break;
       taken += 1;
@@ -886,6 +916,7 @@ export class TimeSyncClient extends EventTarget {
       const plan = this.#nextDateRequest(source);
       if (plan === null) break;
       await this.#sleep(plan);
+      if (this.#epoch !== epoch) return taken;
       last = await this.#request(source);
       if (last) taken += 1;
     }
@@ -927,7 +958,7 @@ export class TimeSyncClient extends EventTarget {
     const nonce = source.kind === 'timesync' ? this.#nonce() : undefined;
     const controller = typeof AbortController === 'function' ? new AbortController() : undefined;
     let timedOut = false;
-    const deadline = this.#after(this.#options.timeout, () => { timedOut = true; controller?.abort(); });
+    const deadline = this.#setTimeout(() => { timedOut = true; controller?.abort(); }, this.#options.timeout);
     const t1 = this.#clock.monotonic();
     let response;
     try {
@@ -935,14 +966,14 @@ export class TimeSyncClient extends EventTarget {
         method: 'GET', cache: 'no-store', credentials: 'omit', headers: nonce ? { 'TimeSync-Nonce': `"${nonce}"` } : {}, signal: controller?.signal,
       });
     } catch (error) {
-      this.#cancel(deadline);
+      this.#clearTimeout(deadline);
       this.#fail(source, timedOut
         ? new TimeSyncError('timeout', `${source.name} did not answer within ${this.#options.timeout} ms; check the URL and the network`)
         : new TimeSyncError('network', `${source.name} could not be reached (${error?.message ?? error}); check the URL, the network and the server's CORS settings`, { cause: error }));
       return null;
     }
     const t4 = this.#clock.monotonic();
-    this.#cancel(deadline);
+    this.#clearTimeout(deadline);
     try { response.body?.cancel?.().catch?.(() => {}); } catch { /* the body is not needed */ }
     try {
       const sample = this.#sampleFrom(source, response, nonce, t1, t4);
@@ -1125,7 +1156,14 @@ export class TimeSyncClient extends EventTarget {
     this.#clearTimeout(id);
   }
 
-  #sleep(ms) { return new Promise((resolve) => this.#after(ms, resolve)); }
+  /** Waits `ms`; `stop()` ends every wait at once. */
+  #sleep(ms) {
+    return new Promise((resolve) => {
+      const done = () => { this.#sleepers.delete(done); this.#clearTimeout(id); resolve(); };
+      const id = this.#setTimeout(done, Math.max(0, ms));
+      this.#sleepers.add(done);
+    });
+  }
 
   #emit(type, detail) {
     const event = new Event(type);

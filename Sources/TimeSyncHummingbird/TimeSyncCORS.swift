@@ -8,7 +8,7 @@ import TimeSyncHTTP
 /// its origin and to expose `TimeSync-Time` and `Date`, which a browser otherwise hides from scripts.
 ///
 /// For an allowed `Origin`, a stamped response gets `Access-Control-Allow-Origin` (the origin itself,
-/// with `Vary: Origin`, or `*` for ``Origins/any``) and `Access-Control-Expose-Headers: TimeSync-Time, Date`.
+/// with `Vary: Origin`, or `*` for ``Origins/any``) and `Access-Control-Expose-Headers: TimeSync-Time, Date, Age, Retry-After` (a client refuses a cached answer by its `Age`, and waits as long as `Retry-After` says).
 /// The browser asks before it sends the `TimeSync-Nonce` request header (a preflight `OPTIONS`), and
 /// the stamper answers it: `204`, the methods `GET` and `HEAD`, the header `TimeSync-Nonce`, for
 /// ``maximumAge``. A request from an origin not allowed gets none of these headers: the browser then
@@ -35,7 +35,7 @@ public struct TimeSyncCORS: Sendable, Hashable {
     }
 
     /// The headers a script may read from a stamped response.
-    static let exposedHeaders = "TimeSync-Time, Date"
+    static let exposedHeaders = "TimeSync-Time, Date, Age, Retry-After"
 
     /// The `Access-Control-Allow-Origin` value for a request's `Origin`; `nil` when it is not allowed.
     func allowedOrigin(_ origin: String) -> String? {

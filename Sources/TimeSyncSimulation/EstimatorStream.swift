@@ -20,11 +20,17 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
 
     /// ``EstimatorConfiguration`` as the stream carries it.
     public struct Settings: Sendable, Hashable, Codable {
+        /// ``EstimatorConfiguration/maxDrift``.
         public var maxDrift: Double
+        /// ``EstimatorConfiguration/rateWander``.
         public var rateWander: Double
+        /// ``EstimatorConfiguration/windowSize``.
         public var windowSize: Int
+        /// ``EstimatorConfiguration/sourceTimeout``, in nanoseconds.
         public var sourceTimeout: String
+        /// ``EstimatorConfiguration/serverSlew``.
         public var serverSlew: Double
+        /// ``EstimatorConfiguration/serverSlewLimit``, in nanoseconds.
         public var serverSlewLimit: String
 
         init(_ configuration: EstimatorConfiguration) {
@@ -95,6 +101,10 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
 public struct EstimatorStreamError: Error, Hashable, CustomStringConvertible {
     /// The row's index.
     public var row: Int
+
+    /// The error for row `row`.
+    public init(row: Int) { self.row = row }
+
     public var description: String {
         "outcome row \(row) is not a kind followed by an anchor, two bounds and an estimate in nanoseconds and a rate's bounds and estimate"
     }

@@ -39,7 +39,7 @@ import TimeSyncHummingbird
             try await client.execute(uri: "/time", method: .get, headers: [.origin: "HTTPS://Shop.Example"]) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.accessControlAllowOrigin] == "HTTPS://Shop.Example")
-                #expect(response.headers[.accessControlExposeHeaders] == "TimeSync-Time, Date")
+                #expect(response.headers[.accessControlExposeHeaders] == "TimeSync-Time, Date, Age, Retry-After")
                 #expect(response.headers[values: .vary].contains("Origin"))
                 #expect(response.headers[.timeSyncTime] != nil)
             }

@@ -56,6 +56,38 @@ struct CLIOutputTests {
         #expect(rows.allSatisfy { $0.count == header.count }, "\(rows.map(\.count)) vs \(header.count)")
     }
 
+    @Test("simulate --javascript: the client's estimator, run by Node on the same streams, scores as the Swift one")
+    func simulateRunsTheJavaScriptClient() async throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../web/tools/estimate-streams.mjs").standardizedFileURL.path
+        let run = try await ChildProcess.run(
+            try Self.binary(), ["simulate", "--scenario", "falsetickers", "--seed", "5", "--json", "--javascript", script], timeout: .seconds(120))
+        #expect(run.status == 0, "\(run)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let strategies = try #require(report["strategies"] as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: strategies.compactMap { s in (s["name"] as? String).map { ($0, s) } })
+        let swift = try #require(byName["default"])
+        let javascript = try #require(byName["javascript"])
+        #expect(byName["timesync-js"] != nil, "enmasseio/timesync's algorithm is in the same table")
+        for key in ["medianError", "p99Error", "maxError", "coverage", "unsynchronizedReadings"] {
+            #expect("\(swift[key] ?? "-")" == "\(javascript[key] ?? "-")", "\(key): \(swift) vs \(javascript)")
+        }
+    }
+
+    @Test("simulate --write-streams writes each scenario's samples and outcomes; a bad --javascript is a usage error")
+    func simulateWritesStreams() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("streams-\(UInt64.random(in: 0...UInt64.max)).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let run = try await ChildProcess.run(try Self.binary(), ["simulate", "--scenario", "lan", "--write-streams", file.path], timeout: .seconds(60))
+        #expect(run.status == 0, "\(run)")
+        #expect(run.stdout.contains("wrote 451 samples of 1 scenario(s)"), "\(run.stdout)")
+        let streams = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [[String: Any]]
+        #expect(streams?.first?["scenario"] as? String == "lan")
+        #expect((streams?.first?["outcomes"] as? [[String]])?.count == 451)
+        let missing = try await ChildProcess.run(try Self.binary(), ["simulate", "--scenario", "lan", "--javascript", "/nonexistent/estimate.mjs"], timeout: .seconds(30))
+        #expect(missing.status == 64, "\(missing)")
+        #expect(missing.stderr.contains("no readable script there"), "\(missing.stderr)")
+    }
+
     @Test("serve: each server's start and stop is logged once, Hummingbird's own start line not repeated")
     func serveLogsEachStartAndStopOnce() async throws {
         let binary = try Self.binary()

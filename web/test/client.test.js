@@ -270,4 +270,32 @@ test('bad settings are refused at construction', () => {
   assert.throws(() => new TimeSyncClient({ sources: [{ url: URL_A, kind: 'timestamp' }] }), /header/);
   assert.throws(() => new TimeSyncClient({ sources: [URL_A, URL_A] }), /same name/);
   assert.throws(() => new TimeSyncClient({ sources: [{ url: URL_A, kind: 'ntp' }] }), /unknown source kind/);
+  assert.throws(() => new TimeSyncClient({ sources: [URL_A], pollInterval: -5 }), /pollInterval -5: give a number from 1000/);
+  assert.throws(() => new TimeSyncClient({ sources: [URL_A], burst: 2.5 }), /burst 2.5: give a whole number/);
+  assert.throws(() => new TimeSyncClient({ sources: [URL_A], timeout: Number.NaN }), /timeout NaN/);
+  assert.throws(() => new TimeSyncClient({ sources: [URL_A], budget: { requests: 0 } }), /budget.requests 0/);
+  assert.throws(() => new TimeSyncClient({ sources: [URL_A], watchInterval: '1000' }), /watchInterval 1000/);
+  const client = new TimeSyncClient({ sources: [URL_A] });
+  assert.throws(() => client.position(Number.NaN, 1), RangeError);
+});
+
+test('stop() ends a sync under way and polling; countdowns and readings go on from the last calibration', async () => {
+  const { world, client } = setUp();
+  client.start();
+  await world.advance(300); // two of the burst's four answers are in
+  const requests = world.requests.length;
+  const ticks = [];
+  client.countdown(world.serverTime(URL_A) + 5_000, (tick) => ticks.push(tick.seconds));
+  client.stop();
+  await world.advance(50); // the burst was waiting between requests: it ends there
+  assert.equal(world.requests.length, requests, 'the burst went no further');
+  const manual = client.sync('manual');
+  await world.advance(2_000);
+  assert.equal(await manual, 1, 'a sync after stop() is not stuck behind the stopped one (calibrated: one request)');
+  const afterManual = world.requests.length;
+  await world.advance(3_600_000);
+  assert.equal(world.requests.length, afterManual, 'no poll after stop()');
+  assert.ok(afterManual > requests, 'a manual sync still measures');
+  assert.ok(ticks.includes(1) && ticks.at(-1) === 0, `the countdown ran on: ${ticks}`);
+  assert.equal(client.reading().status, 'synchronized');
 });
