@@ -1,3 +1,14 @@
+// timesync.js — server time in a web page, with an honest error bound. No dependency.
+//
+//   import { TimeSyncClient } from './timesync.js';
+//   const clock = new TimeSyncClient({ sources: ['https://api.example.com/time'] });
+//   clock.start();
+//   clock.reading();            // { time, earliest, latest, error, status, … } in ms since 1970
+//   clock.position(start, end); // 'before' | 'within' | 'after' | 'uncertain'
+//
+// Three parts, in this order: the estimator, the wire formats, and the client. Types: timesync.d.ts.
+
+// ————————————————————————————————————————————————————————————————————————————————
 // The estimator: hard-bound intersection per source, measured drift, and a majority vote across
 // sources — the same arithmetic as the Swift package's `IntersectionEstimator`, on BigInt
 // nanoseconds so that both give the same answers to the nanosecond.

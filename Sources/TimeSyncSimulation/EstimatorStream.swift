@@ -18,19 +18,19 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
     /// bounds and estimate (nanoseconds), and its rate's lower bound, upper bound and estimate.
     public var outcomes: [[String]]
 
-    /// ``EstimatorConfiguration`` as the stream carries it.
+    /// `EstimatorConfiguration` as the stream carries it.
     public struct Settings: Sendable, Hashable, Codable {
-        /// ``EstimatorConfiguration/maxDrift``.
+        /// `EstimatorConfiguration/maxDrift`.
         public var maxDrift: Double
-        /// ``EstimatorConfiguration/rateWander``.
+        /// `EstimatorConfiguration/rateWander`.
         public var rateWander: Double
-        /// ``EstimatorConfiguration/windowSize``.
+        /// `EstimatorConfiguration/windowSize`.
         public var windowSize: Int
-        /// ``EstimatorConfiguration/sourceTimeout``, in nanoseconds.
+        /// `EstimatorConfiguration/sourceTimeout`, in nanoseconds.
         public var sourceTimeout: String
-        /// ``EstimatorConfiguration/serverSlew``.
+        /// `EstimatorConfiguration/serverSlew`.
         public var serverSlew: Double
-        /// ``EstimatorConfiguration/serverSlewLimit``, in nanoseconds.
+        /// `EstimatorConfiguration/serverSlewLimit`, in nanoseconds.
         public var serverSlewLimit: String
 
         init(_ configuration: EstimatorConfiguration) {
@@ -43,8 +43,12 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
         }
     }
 
-    /// Generates the scenario's stream from the seed and runs ``IntersectionEstimator`` over it.
-    /// - Parameter limit: At most this many samples, the first ones.
+    /// Generates the scenario's stream from the seed and runs `IntersectionEstimator` over it.
+    /// - Parameters:
+    ///   - scenario: The simulated world.
+    ///   - seed: The random seed; the same seed gives the same stream.
+    ///   - configuration: The estimator's settings, written into the stream.
+    ///   - limit: At most this many samples, the first ones.
     public init(_ scenario: SimulationScenario, seed: UInt64, configuration: EstimatorConfiguration = .init(), limit: Int = .max) {
         let stream = Simulation.World(scenario: scenario).samples(seed: seed).prefix(max(0, limit)).map(\.sample)
         var estimator = IntersectionEstimator(configuration)

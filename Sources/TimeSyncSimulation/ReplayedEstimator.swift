@@ -2,7 +2,7 @@ import TimeSync
 
 /// An estimator that answers each sample with the next of outcomes computed elsewhere, on the same
 /// stream in the same order (``Strategy/replayed(name:outcomes:)``); past their end it answers
-/// ``EstimatorOutcome/noSamples``.
+/// `EstimatorOutcome/noSamples`.
 public struct ReplayedEstimator: OffsetEstimator {
     public let configuration: EstimatorConfiguration
     private let outcomes: [EstimatorOutcome]
