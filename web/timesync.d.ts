@@ -66,6 +66,8 @@ export interface TimeSyncClientOptions {
   /** For tests: the clocks, in ms (`monotonic` counts from page load). */
   clock?: { monotonic(): number; wall(): number };
   fetch?: typeof fetch;
+  /** For tests: the page's Resource Timing entries for a URL (default: performance.getEntriesByName). */
+  resourceTiming?: (url: string) => ArrayLike<{ startTime: number; requestStart: number; responseStart: number }>;
   setTimeout?: (fn: () => void, ms: number) => unknown;
   clearTimeout?: (id: unknown) => void;
   random?: () => number;

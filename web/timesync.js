@@ -706,6 +706,7 @@ export class TimeSyncClient extends EventTarget {
   #setTimeout;
   #clearTimeout;
   #random;
+  #resourceTiming;
   #estimator;
   #calibration = null; // the newest usable calibration
   #kind = 'noSamples'; // the newest outcome's kind
@@ -743,6 +744,12 @@ export class TimeSyncClient extends EventTarget {
     this.#clearTimeout = options.clearTimeout ?? ((id) => globalThis.clearTimeout(id));
     this.#random = options.random ?? (() => (globalThis.crypto?.getRandomValues ? globalThis.crypto.getRandomValues(new Uint32Array(1))[0] / 2 ** 32 : Math.random()));
     this.#estimator = new IntersectionEstimator(options.estimator ?? {});
+    this.#resourceTiming = options.resourceTiming ?? ((url) => globalThis.performance?.getEntriesByName?.(url, 'resource') ?? []);
+    for (const source of this.#sources) {
+      try {
+        source.absoluteURL = new URL(source.url, globalThis.location?.href).href;
+      } catch { /* a relative URL outside a page: named as given */ }
+    }
   }
 
   /** The default settings. */
@@ -984,16 +991,49 @@ export class TimeSyncClient extends EventTarget {
       return null;
     }
     const t4 = this.#clock.monotonic();
+    // A small body is read to its end, so that the browser's Resource Timing entry for this request
+    // is there: it says when the request left and the answer's first byte arrived, inside [t1, t4].
+    const length = Number(response.headers.get('Content-Length') ?? Number.NaN);
+    let timing = null;
+    if (length >= 0 && length <= 65_536 && typeof response.arrayBuffer === 'function') {
+      try {
+        await response.arrayBuffer();
+        timing = this.#timingOf(source, t1, t4);
+      } catch { /* the body failed: time the exchange from the script's side */ }
+    } else {
+      try { response.body?.cancel?.().catch?.(() => {}); } catch { /* the body is not needed */ }
+    }
     this.#clearTimeout(deadline);
-    try { response.body?.cancel?.().catch?.(() => {}); } catch { /* the body is not needed */ }
     try {
-      const sample = this.#sampleFrom(source, response, nonce, t1, t4);
+      const sample = this.#sampleFrom(source, response, nonce, timing?.sent ?? t1, timing?.received ?? t4);
       this.#take(sample);
       return sample;
     } catch (error) {
       this.#fail(source, error);
       return null;
     }
+  }
+
+  /**
+   * The request's own Resource Timing: `requestStart` (the request left; the server cannot have
+   * received it before) and `responseStart` (the first byte arrived; the server stamped its reply
+   * before). Only an entry inside [t1, t4] counts, and only when it is the one such entry for the
+   * URL (another fetch of the same URL at the same time could be taken for ours). Cross-origin, the
+   * server must send `Timing-Allow-Origin`, or the browser gives zeros and t1 and t4 are used.
+   */
+  #timingOf(source, t1, t4) {
+    let entries;
+    try {
+      entries = this.#resourceTiming(source.absoluteURL ?? source.url) ?? [];
+    } catch {
+      return null;
+    }
+    const slack = this.#options.resolution;
+    const candidates = [...entries].filter((e) => e.startTime >= t1 - slack && e.startTime <= t4 + slack);
+    if (candidates.length !== 1) return null;
+    const { requestStart, responseStart } = candidates[0];
+    if (!(requestStart > 0) || !(responseStart >= requestStart) || requestStart < t1 - slack || responseStart > t4 + slack) return null;
+    return { sent: Math.max(t1, requestStart), received: Math.min(t4, responseStart) };
   }
 
   /** Reads a response into a sample; throws a TimeSyncError (or HeaderError) otherwise. */

@@ -299,3 +299,40 @@ test('stop() ends a sync under way and polling; countdowns and readings go on fr
   assert.ok(ticks.includes(1) && ticks.at(-1) === 0, `the countdown ran on: ${ticks}`);
   assert.equal(client.reading().status, 'synchronized');
 });
+
+test('Resource Timing: the request\'s own requestStart and responseStart tighten the bound past the browser\'s overhead', async () => {
+  const spec = { forward: 5, backward: 5, overhead: 3 };
+  const timed = setUp({ servers: [[URL_A, spec]] });
+  timed.client.start();
+  await timed.world.advance(2_000);
+  const untimed = setUp({ servers: [[URL_A, spec]], resourceTiming: () => [] });
+  untimed.client.start();
+  await untimed.world.advance(2_000);
+  const [a, b] = [timed.client.reading(), untimed.client.reading()];
+  assertHolds(a, timed.world.serverTime(URL_A));
+  assertHolds(b, untimed.world.serverTime(URL_A));
+  // Network round trip 10 ms: ±5 ms from the entries; the script's own timing adds 2 × 3 ms.
+  assert.ok(a.error >= 5 && a.error < 5.8, `with Resource Timing ±${a.error} ms`);
+  assert.ok(b.error >= 8 && b.error < 8.8, `without ±${b.error} ms`);
+  timed.client.stop();
+  untimed.client.stop();
+});
+
+test('Resource Timing is not trusted when another fetch of the same URL overlaps, nor when it lies outside the fetch', async () => {
+  const spec = { forward: 5, backward: 5, overhead: 3 };
+  for (const [label, doctor] of [
+    ['two entries', (entries, url) => [...entries.filter((e) => e.name === url), ...entries.filter((e) => e.name === url).map((e) => ({ ...e }))]],
+    ['outside', (entries, url) => entries.filter((e) => e.name === url).map((e) => ({ ...e, responseStart: e.responseStart + 100 }))],
+    ['zeros (cross-origin without Timing-Allow-Origin)', (entries, url) => entries.filter((e) => e.name === url).map((e) => ({ ...e, requestStart: 0, responseStart: 0 }))],
+  ]) {
+    const world = new World();
+    world.addServer(URL_A, spec);
+    const client = new TimeSyncClient({ sources: [URL_A], ...world.environment, resourceTiming: (url) => doctor(world.entries, url) });
+    client.start();
+    await world.advance(2_000);
+    const reading = client.reading();
+    assertHolds(reading, world.serverTime(URL_A));
+    assert.ok(reading.error >= 8, `${label}: ±${reading.error} ms, as if there were no entry`);
+    client.stop();
+  }
+});

@@ -10,6 +10,7 @@ export class World {
     this.timers = []; // { at (mono ms), fn, id }
     this.nextId = 1;
     this.requests = []; // every request a server saw: { url, headers, at }
+    this.entries = []; // the page's Resource Timing entries, as a browser records them
     this.document = new EventTarget();
     this.document.visibilityState = 'visible';
     this.window = new EventTarget();
@@ -31,16 +32,19 @@ export class World {
     return {
       clock: this.clock, fetch: this.fetch, setTimeout: this.setTimeout, clearTimeout: this.clearTimeout,
       random: this.random, events: { document: this.document, window: this.window }, resolution: 0,
+      resourceTiming: (url) => this.entries.filter((e) => e.name === url),
     };
   }
 
   /**
    * A server at `url`: its clock is true time + `offset` ms; one-way delays `forward`/`backward` ms;
+   * `overhead` ms the browser spends before the request leaves and after the answer's first byte
+   * (Resource Timing's requestStart and responseStart show it);
    * `respond(request)` may return { status, headers } to override what it sends; `kind` is
    * 'timesync' (TimeSync-Time and Date), 'date' (Date only) or 'timestamp' (a ms header and Date).
    */
-  addServer(url, { offset = 0, forward = 10, backward = 10, processing = 0.05, kind = 'timesync', respond } = {}) {
-    this.servers.set(url, { offset, forward, backward, processing, kind, respond });
+  addServer(url, { offset = 0, forward = 10, backward = 10, processing = 0.05, overhead = 0, kind = 'timesync', respond } = {}) {
+    this.servers.set(url, { offset, forward, backward, processing, overhead, kind, respond });
   }
 
   /** Server `url`'s clock now, in ms since 1970. */
@@ -82,6 +86,8 @@ export class World {
       if (!server) { this.setTimeout(() => reject(new TypeError('Failed to fetch')), 5); return; }
       const headers = new Headers(init.headers ?? {});
       init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
+      const entry = { name: url, startTime: this.mono, requestStart: this.mono + server.overhead, responseStart: 0 };
+      this.entries.push(entry);
       this.setTimeout(() => {
         const t2 = this.serverTime(url);
         const t3 = t2 + server.processing;
@@ -89,15 +95,20 @@ export class World {
         const response = buildResponse(server, headers, t2, t3);
         const custom = server.respond?.({ headers, t2, t3, response });
         const final = custom ?? response;
-        this.setTimeout(() => resolve({ status: final.status ?? 200, headers: new Headers(final.headers), body: null }), server.backward);
-      }, server.forward);
+        this.setTimeout(() => {
+          entry.responseStart = this.mono;
+          this.setTimeout(() => resolve({
+            status: final.status ?? 200, headers: new Headers(final.headers), body: null, arrayBuffer: async () => new ArrayBuffer(21),
+          }), server.overhead);
+        }, server.backward);
+      }, server.forward + server.overhead);
     });
   }
 }
 
 /** What a TimeSync server sends: TimeSync-Time with the nonce echoed, and Date. */
 function buildResponse(server, requestHeaders, t2, t3) {
-  const headers = { Date: new Date(Math.floor(t2 / 1000) * 1000).toUTCString() };
+  const headers = { Date: new Date(Math.floor(t2 / 1000) * 1000).toUTCString(), 'Content-Length': '21' };
   if (server.kind === 'timesync') {
     const t2ns = BigInt(Math.round(t2 * 1e6));
     const t3ns = BigInt(Math.round(t3 * 1e6));
