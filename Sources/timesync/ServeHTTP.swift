@@ -41,7 +41,6 @@ func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits
     return StopLogged(base: application, logger: logger, message: "HTTP time server stopped", address: "\(host):\(port)")
 }
 
-/// A service that logs its stop once it has stopped, as the NTP, NTS-KE and Roughtime servers do.
 /// The JavaScript client (`/timesync.js`) and its demo page (`/`), from the resources SwiftPM builds
 /// beside the executable; `nil` when they are not there (the executable was copied without them),
 /// and then only `/time` is served.
@@ -61,6 +60,7 @@ func webClientFiles() -> [String: TimeSyncHTTPServer.StaticFile]? {
     return nil
 }
 
+/// A service that logs its stop once it has stopped, as the NTP, NTS-KE and Roughtime servers do.
 struct StopLogged<Base: Service>: Service {
     let base: Base
     let logger: Logger

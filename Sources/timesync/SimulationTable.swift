@@ -116,8 +116,15 @@ func runNodeEstimator(_ script: String, on stream: EstimatorStream, slew: SlewAl
         try? input.fileHandleForWriting.close()
     }
     writer.start()
+    // One deadline: a script that has not answered in ten minutes is ended.
+    let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + 600, execute: deadline)
     let answer = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    deadline.cancel()
+    guard process.terminationReason == .exit else {
+        throw NodeEstimatorError(description: "node \(script) did not answer within 600 s and was ended; run it by hand on the output of --write-streams to see why")
+    }
     guard process.terminationStatus == 0 else {
         throw NodeEstimatorError(description: "node \(script) exited with status \(process.terminationStatus); run it by hand on the output of --write-streams to see why")
     }
