@@ -129,7 +129,7 @@ export interface TimeSyncEventMap {
 
 export class TimeSyncClient extends EventTarget {
   constructor(options: TimeSyncClientOptions);
-  static readonly defaults: Required<Omit<TimeSyncClientOptions, 'sources' | 'estimator' | 'clock' | 'fetch' | 'setTimeout' | 'clearTimeout' | 'random' | 'events'>>;
+  static readonly defaults: Required<Omit<TimeSyncClientOptions, 'sources' | 'estimator' | 'clock' | 'fetch' | 'resourceTiming' | 'setTimeout' | 'clearTimeout' | 'random' | 'events'>>;
   readonly sources: SourceSpec[];
   readonly status: Status;
   start(): this;

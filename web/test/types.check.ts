@@ -13,5 +13,7 @@ client.addEventListener('statuschange', (event) => { const status: string = even
 client.addEventListener('error', (event) => { const code: string = event.detail.code; void code; });
 const header = parseTimeSyncHeader('v=1, s=1, t2=0, t3=0');
 const t2: bigint = header.t2;
-void ms; void position; void t2;
+const defaults = TimeSyncClient.defaults;
+const poll: number = defaults.pollInterval + defaults.jumpTolerance;
+void ms; void position; void t2; void poll;
 client.stop();
