@@ -146,6 +146,8 @@ export class TimeSyncClient extends EventTarget {
   addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
 }
 
+/** Parses an RFC 9651 dictionary into member → {type, value} (integers as BigInts); throws a HeaderError. */
+export function parseDictionary(text: string): Map<string, { type: string; value: unknown }>;
 /** Parses a `TimeSync-Time` value; throws a HeaderError. */
 export function parseTimeSyncHeader(text: string): { t2: bigint; t3: bigint; uncertainty: bigint; nonce?: string };
 /** An HTTP date as whole seconds since 1970; throws a HeaderError. */
@@ -156,6 +158,12 @@ export function formatSeconds(total: number): string;
 export function msToNs(ms: number): bigint;
 export function nsToMs(ns: bigint): number;
 
+/** Why a sample was refused. */
+export class SampleError extends Error {
+  code: 'sourceName' | 'monotonicOutOfRange' | 'replyBeforeRequest' | 'spanTooLong' | 'negativeDelay' | 'emptyInterval' | 'intervalTooWide' | 'timeOutOfRange';
+}
+/** A checked sample for the estimator: θ in [lower, upper] ns at monotonic `time` ns; throws a SampleError. */
+export function makeSample(sample: { source: string; lower: bigint; upper: bigint; time: bigint; span: bigint; delay: bigint }): unknown;
 /** The estimator, as the Swift package's IntersectionEstimator (used by the client; exported for tools). */
 export class IntersectionEstimator {
   constructor(options?: EstimatorOptions);

@@ -22,20 +22,20 @@
 // sources agree on; fewer than a strict majority agreeing gives no time at all.
 
 /** The cap on drift, wander and slew rates: 1 %. A clock off by more is broken, not drifting. */
-export const DRIFT_LIMIT = 0.01;
+const DRIFT_LIMIT = 0.01;
 
 const I64_MAX = (1n << 63n) - 1n;
 const I64_MIN = -(1n << 63n);
 
 /** Saturates a BigInt into the Int64 range. */
-export const sat = (x) => (x > I64_MAX ? I64_MAX : x < I64_MIN ? I64_MIN : x);
+const sat = (x) => (x > I64_MAX ? I64_MAX : x < I64_MIN ? I64_MIN : x);
 const add = (a, b) => sat(a + b);
 const sub = (a, b) => sat(a - b);
 const maxB = (a, b) => (a > b ? a : b);
 const minB = (a, b) => (a < b ? a : b);
 
 /** A Number to Int64 nanoseconds: rounded half away from zero, saturating, NaN → 0. */
-export function fromDouble(value) {
+function fromDouble(value) {
   if (Number.isNaN(value)) return 0n;
   if (value >= 9.2e18) return I64_MAX;
   if (value <= -9.2e18) return I64_MIN;
@@ -43,7 +43,7 @@ export function fromDouble(value) {
 }
 
 /** An interval of offsets [lower, upper] in nanoseconds. */
-export class Interval {
+class Interval {
   constructor(lower, upper) {
     this.lower = lower;
     this.upper = upper;
@@ -64,7 +64,7 @@ export class Interval {
 }
 
 /** Bounds and estimate of the rate at which θ changes (dimensionless). */
-export class Rate {
+class Rate {
   constructor(lower, upper, estimate = (lower + upper) / 2) {
     this.lower = lower;
     this.upper = upper;
@@ -87,7 +87,7 @@ export class Rate {
 }
 
 /** How far a server's clock may be slewed off its steady course: `rate` up to `limit` ns in all. */
-export class Slew {
+class Slew {
   constructor(rate, limit) {
     this.rate = Number.isFinite(rate) ? Math.min(Math.abs(rate), DRIFT_LIMIT) : 0;
     this.limit = minB(maxB(0n, limit), 1_000_000_000n);
@@ -103,7 +103,7 @@ const NO_SLEW = new Slew(0, 0n);
 const capped = (value, fallback) => (Number.isFinite(value) ? Math.min(Math.abs(value), DRIFT_LIMIT) : fallback);
 
 /** The estimator's settings, with the Swift package's defaults. */
-export function estimatorConfiguration(options = {}) {
+function estimatorConfiguration(options = {}) {
   return {
     maxDrift: capped(options.maxDrift ?? 100e-6, 100e-6),
     rateWander: capped(options.rateWander ?? 2e-6, 2e-6),
@@ -233,7 +233,7 @@ function fit(window, configuration) {
 }
 
 /** Marzullo's algorithm: the first region covered by the most intervals, and who covers it. */
-export function marzullo(intervals) {
+function marzullo(intervals) {
   if (intervals.length === 0) return null;
   const edges = [];
   for (const interval of intervals) edges.push([interval.lower, true], [interval.upper, false]);
@@ -361,14 +361,14 @@ export class IntersectionEstimator {
 }
 
 /** The calibration's estimate and bounds of θ at a monotonic instant (ns). */
-export function offsetAt(calibration, instant) {
+function offsetAt(calibration, instant) {
   const elapsed = sub(instant, calibration.time);
   const bounds = calibration.rate.age(calibration.offset, Number(elapsed)).widened(calibration.slew.widening(elapsed));
   return { estimate: bounds.clamp(add(calibration.estimate, driftTerm(calibration.rate.estimate, elapsed))), bounds };
 }
 
 /** rate × elapsed, floored, in the fixed point the Swift package uses (rate · 2⁶²). */
-export function driftTerm(rate, elapsed) {
+function driftTerm(rate, elapsed) {
   if (Math.abs(rate) <= DRIFT_LIMIT) return sat((BigInt(Math.trunc(rate * 2 ** 62)) * elapsed) >> 62n);
   return fromDouble(rate * Number(elapsed));
 }
@@ -627,7 +627,7 @@ export function nsToMs(ns) {
 }
 
 /** The browser's clocks: `monotonic()` counts from page load and ignores wall-clock changes. */
-export const browserClock = {
+const browserClock = {
   monotonic: () => performance.now(),
   wall: () => Date.now(),
 };
@@ -709,13 +709,11 @@ export class TimeSyncClient extends EventTarget {
   #resourceTiming;
   #estimator;
   #calibration = null; // the newest usable calibration
-  #kind = 'noSamples'; // the newest outcome's kind
   #status = 'unsynchronized';
   #pause = null; // after a suspected pause of the monotonic clock: { allowance (ns) }
   #requests = []; // monotonic ms of recent requests, for the budget
   #timers = new Set();
   #pollTimer = null;
-  #watchTimer = null;
   #running = false;
   #syncing = null;
   #lastSync = -Infinity;
@@ -796,7 +794,7 @@ export class TimeSyncClient extends EventTarget {
     for (const remove of this.#listeners.splice(0)) remove();
     for (const id of this.#timers) this.#clearTimeout(id);
     this.#timers.clear();
-    this.#pollTimer = this.#watchTimer = null;
+    this.#pollTimer = null;
   }
 
   /** Server time now in ms since 1970, like `Date.now()` (the device's clock until synchronized). */
@@ -1097,7 +1095,6 @@ export class TimeSyncClient extends EventTarget {
     const lowest = this.#lowestDelay.get(sample.source);
     if (lowest === undefined || sample.delay < lowest) this.#lowestDelay.set(sample.source, sample.delay);
     const outcome = this.#estimator.add(sample);
-    this.#kind = outcome.kind;
     this.#emit('sample', { source: sample.source, lower: sample.offset.lower, upper: sample.offset.upper, time: sample.time, delay: sample.delay });
     if (outcome.calibration) {
       this.#calibration = outcome.calibration;
@@ -1162,7 +1159,7 @@ export class TimeSyncClient extends EventTarget {
 
   #scheduleWatch() {
     if (!this.#running) return;
-    this.#watchTimer = this.#after(this.#options.watchInterval, () => { this.#check(); this.#scheduleWatch(); });
+    this.#after(this.#options.watchInterval, () => { this.#check(); this.#scheduleWatch(); });
   }
 
   #schedulePoll() {
