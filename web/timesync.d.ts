@@ -14,7 +14,13 @@ export interface SourceSpec {
   /** `timesync` (the TimeSync-Time header, nonce-checked; default), `timestamp` (a Unix time header,
    * such as `Response-Timestamp`) or `date` (the one-second `Date` header, refined below a second). */
   kind?: 'timesync' | 'timestamp' | 'date';
-  /** For `timestamp`: the header's name. */
+  /** For `timesync`: what a response without TimeSync-Time gives. `none` (default): nothing, an
+   * error `missingStamp`. `date`: its `Date` header, as a `date` source would read it, until the
+   * source first answers with TimeSync-Time; after that, a response without it is an error
+   * `downgrade`. Only for a server known not to send TimeSync-Time: the `Date` header carries no
+   * nonce, so a stored response replayed is read as the time it was stored. Not allowed on other kinds. */
+  fallback?: 'none' | 'date';
+  /** For `timestamp`: the header's name (a header field name, such as `Response-Timestamp`). */
   header?: string;
   /** For `timestamp`: its unit (default `ms`). */
   unit?: 's' | 'ms' | 'us' | 'ns';
@@ -108,8 +114,11 @@ export interface CountdownTick {
   reading: Reading;
 }
 
+/** A failed measurement. `missingStamp`: a `timesync` source answered without TimeSync-Time (see
+ * `SourceSpec.fallback`). `downgrade`: it did after answering with TimeSync-Time before. `noTime`: a
+ * `timestamp` or `date` source sent no readable time. */
 export class TimeSyncError extends Error {
-  code: 'network' | 'timeout' | 'rateLimited' | 'budget' | 'cached' | 'nonce' | 'noTime' | 'sample';
+  code: 'network' | 'timeout' | 'rateLimited' | 'budget' | 'cached' | 'nonce' | 'missingStamp' | 'downgrade' | 'noTime' | 'sample';
 }
 
 export class HeaderError extends Error {
@@ -118,6 +127,7 @@ export class HeaderError extends Error {
 
 export interface TimeSyncEventMap {
   sync: Event & { detail: { reason: string; samples: number; status: Status } };
+  /** One per sample, when its source's sync round ends and the round goes into the estimator. */
   sample: Event & { detail: { source: string; lower: bigint; upper: bigint; time: bigint; delay: bigint } };
   calibrated: Event & { detail: { reading: Reading } };
   statuschange: Event & { detail: { status: Status; previous: Status } };
@@ -137,10 +147,20 @@ export class TimeSyncClient extends EventTarget {
   /** Server time now in ms since 1970, like Date.now(). */
   now(): number;
   reading(): Reading;
+  /** Where now lies relative to [start, end), in ms since 1970 or Dates. `end` Infinity: open-ended;
+   * `start` -Infinity: open at the start. A NaN, an invalid Date or anything but a number or a Date
+   * throws a TypeError that names the argument. */
   position(start: number | Date, end: number | Date): Position;
+  /** Whether server time has certainly reached `instant` (-Infinity: always; Infinity: never). A NaN,
+   * an invalid Date or anything but a number or a Date throws a TypeError. */
   hasCertainlyPassed(instant: number | Date): boolean;
+  /** Counts down to a finite `target`. Ticks at each whole second of the remaining time, at most
+   * every `interval` ms (1 to 86 400 000; default 1000), and at once after a calibration, a status
+   * change, a suspension or a resumption; never more often. A target that is not a finite time, an
+   * interval out of range or an `onTick` that is not a function throws a TypeError naming it. */
   countdown(target: number | Date, onTick: (tick: CountdownTick) => void, options?: { interval?: number }): { stop(): void };
-  /** Measures now; resolves to the number of samples taken. */
+  /** Measures now: each source's requests make one round, taken into the estimator as one
+   * measurement; resolves to the number of samples taken. */
   sync(reason?: string): Promise<number>;
   addEventListener<K extends keyof TimeSyncEventMap>(type: K, listener: (event: TimeSyncEventMap[K]) => void, options?: boolean | AddEventListenerOptions): void;
   addEventListener(type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void;
@@ -148,11 +168,12 @@ export class TimeSyncClient extends EventTarget {
 
 /** Parses an RFC 9651 dictionary into member → {type, value} (integers as BigInts); throws a HeaderError. */
 export function parseDictionary(text: string): Map<string, { type: string; value: unknown }>;
-/** Parses a `TimeSync-Time` value; throws a HeaderError. */
+/** Parses a `TimeSync-Time` value; throws a HeaderError (however deeply nested or long the input). */
 export function parseTimeSyncHeader(text: string): { t2: bigint; t3: bigint; uncertainty: bigint; nonce?: string };
 /** An HTTP date as whole seconds since 1970; throws a HeaderError. */
 export function parseHTTPDate(text: string, referenceSeconds?: number): number;
-/** `Retry-After` as a wait in ms (0 to a day), or null. */
+/** `Retry-After` as a wait in ms, or null: delay-seconds (leading zeros allowed) or an HTTP date; a
+ * wait over a day, however many digits, reads as a day (86 400 000). */
 export function parseRetryAfter(text: string | null, nowSeconds: number): number | null;
 export function formatSeconds(total: number): string;
 export function msToNs(ms: number): bigint;
@@ -164,11 +185,21 @@ export class SampleError extends Error {
 }
 /** A checked sample for the estimator: θ in [lower, upper] ns at monotonic `time` ns; throws a SampleError. */
 export function makeSample(sample: { source: string; lower: bigint; upper: bigint; time: bigint; span: bigint; delay: bigint }): unknown;
-/** The estimator, as the Swift package's IntersectionEstimator (used by the client; exported for tools). */
+/** What the estimator says after a sample or a measurement. */
+export interface EstimatorOutcome { kind: 'calibrated' | 'contradicted' | 'noMajority' | 'noSamples'; calibration?: unknown }
+/** The estimator, as the Swift package's IntersectionEstimator (used by the client; exported for tools).
+ * A sample that contradicts its source's window is held until a sample of another measurement
+ * agrees with it (the source stepped) or one that agrees with the window refutes it. */
 export class IntersectionEstimator {
   constructor(options?: EstimatorOptions);
   readonly sources: string[];
-  add(sample: unknown): { kind: 'calibrated' | 'contradicted' | 'noMajority' | 'noSamples'; calibration?: unknown };
+  /** Takes one sample (from `makeSample`) as a measurement of its own; a TypeError for anything else. */
+  add(sample: unknown): EstimatorOutcome;
+  /** Takes the samples of one measurement (one sync round of one source) in order, under one
+   * measurement number, and votes once (Swift: `add(contentsOf:)`): its samples cannot confirm a
+   * step on their own. `null` for an empty array; a TypeError, changing nothing, for anything but
+   * an array of samples. */
+  addMeasurement(samples: readonly unknown[]): EstimatorOutcome | null;
   removeSource(source: string): unknown;
   reset(): void;
 }

@@ -17,9 +17,10 @@
 // [t3 − t4, t2 − t1] for an exchange, [T − t4, T + resolution − t1] for a timestamp. Per source the
 // newest samples, and the tightest older ones, are kept; every pair bounds the local clock's rate;
 // each sample carried to the newest instant with that rate still bounds θ, and their intersection
-// is the source's fit. A sample that contradicts the window is held as a suspect until a second one
-// agrees with it (the server stepped). Across sources, Marzullo's algorithm finds the region most
-// sources agree on; fewer than a strict majority agreeing gives no time at all.
+// is the source's fit. A sample that contradicts the window is held as a suspect until a sample of
+// another measurement agrees with it (the server stepped); the samples of one measurement (one sync
+// round of one source) count as one vote. Across sources, Marzullo's algorithm finds the region
+// most sources agree on; fewer than a strict majority agreeing gives no time at all.
 
 /** The cap on drift, wander and slew rates: 1 %. A clock off by more is broken, not drifting. */
 const DRIFT_LIMIT = 0.01;
@@ -264,11 +265,25 @@ const byTime = (samples, sample) => {
   return index < 0 ? samples.length : index;
 };
 
+/** A TypeError unless `sample` looks like what `makeSample` returns. */
+function checkSample(sample, name) {
+  const ok = sample !== null && typeof sample === 'object' && typeof sample.source === 'string' && sample.offset instanceof Interval
+    && typeof sample.time === 'bigint' && typeof sample.span === 'bigint' && typeof sample.delay === 'bigint';
+  if (!ok) throw new TypeError(`${name}: give a sample made by makeSample`);
+}
+
 /**
- * The estimator. `add(sample)` returns an outcome: `{kind: 'calibrated'|'contradicted', calibration}`,
- * `{kind: 'noMajority', sources, largestAgreeing}` or `{kind: 'noSamples'}`.
+ * The estimator. `add(sample)` and `addMeasurement(samples)` return an outcome:
+ * `{kind: 'calibrated'|'contradicted', calibration}`, `{kind: 'noMajority', sources, largestAgreeing}`
+ * or `{kind: 'noSamples'}`.
+ *
+ * Measurements are numbered: `add(sample)` is a measurement of its own, `addMeasurement(samples)`
+ * one measurement of several samples (one sync round of one source). A step is confirmed only by
+ * suspects of at least two measurements, so one round cannot vouch for itself.
  */
 export class IntersectionEstimator {
+  #measurements = 0;
+
   constructor(options = {}) {
     this.configuration = estimatorConfiguration(options);
     this.records = new Map();
@@ -277,8 +292,25 @@ export class IntersectionEstimator {
   /** The sources followed, sorted. */
   get sources() { return [...this.records.keys()].sort(); }
 
+  /** Takes one sample, as a measurement of its own. */
   add(sample) {
-    this.#insert(sample);
+    checkSample(sample, 'sample');
+    this.#measurements += 1;
+    this.#insert(sample, this.#measurements);
+    this.#expireLostSources();
+    return this.outcome();
+  }
+
+  /**
+   * Takes the samples of one measurement in order, each into its source's window as `add` would but
+   * all under one measurement number, then votes once. `null` for no samples.
+   */
+  addMeasurement(samples) {
+    if (!Array.isArray(samples)) throw new TypeError('samples: give an array of samples made by makeSample');
+    samples.forEach((sample, index) => checkSample(sample, `samples[${index}]`));
+    if (samples.length === 0) return null;
+    this.#measurements += 1;
+    for (const sample of samples) this.#insert(sample, this.#measurements);
     this.#expireLostSources();
     return this.outcome();
   }
@@ -291,7 +323,8 @@ export class IntersectionEstimator {
   /** Forgets everything (the monotonic clock can no longer be trusted against the old samples). */
   reset() { this.records.clear(); }
 
-  #insert(sample) {
+  /** Puts a sample into its source's window, or holds it as a suspect. */
+  #insert(sample, measurement) {
     const candidate = [...(this.records.get(sample.source)?.window ?? [])];
     candidate.splice(byTime(candidate, sample), 0, sample);
     while (candidate.length > this.configuration.windowSize) candidate.splice(leastUseful(candidate), 1);
@@ -302,19 +335,25 @@ export class IntersectionEstimator {
     if (dropped === 0 || (candidate[candidate.length - 1] === sample && agreeing > dropped)) {
       this.records.set(sample.source, { window: candidate, fit: sourceFit, suspects: [] });
     } else {
-      this.#hold(sample);
+      this.#hold(sample, measurement);
     }
   }
 
-  #hold(sample) {
+  /**
+   * Holds a contradicting sample with its measurement number. When the held suspects that agree
+   * with it come from at least two measurements, the source stepped: its window becomes them.
+   */
+  #hold(sample, measurement) {
     const record = this.records.get(sample.source);
     if (!record) return;
     const held = [...record.suspects];
-    held.splice(byTime(held, sample), 0, sample);
+    held.splice(byTime(held.map((suspect) => suspect.sample), sample), 0, { sample, measurement });
     if (held.length > this.configuration.windowSize) held.splice(0, held.length - this.configuration.windowSize);
-    const confirmed = [...held];
+    const confirmed = held.map((suspect) => suspect.sample);
     const sourceFit = fit(confirmed, this.configuration);
-    if (confirmed.length >= 2 && confirmed.includes(sample)) {
+    // The fit drops the oldest suspects that contradict newer ones: the survivors are the newest.
+    const measurements = new Set(held.slice(held.length - confirmed.length).map((suspect) => suspect.measurement));
+    if (confirmed.length >= 2 && confirmed.includes(sample) && measurements.size >= 2) {
       this.records.set(sample.source, { window: confirmed, fit: sourceFit, suspects: [] });
     } else {
       this.records.set(sample.source, { ...record, suspects: held });
@@ -470,7 +509,9 @@ export function parseDictionary(text) {
       return { type: 'boolean', value: b === '1' };
     }
     if (c === '@') {
+      // A date is '@' and an integer: checked before reading, so that '@@@…' is no deeper a call.
       i++;
+      if (!/[-0-9]/.test(peek() ?? '')) fail('a date that is not an integer');
       const item = bareItem();
       if (item.type !== 'integer') fail('a date that is not an integer');
       return { type: 'date', value: item.value };
@@ -585,12 +626,17 @@ export function parseHTTPDate(text, referenceSeconds = Date.now() / 1000) {
 }
 
 /**
- * A `Retry-After` value as a wait in milliseconds, from 0 to a day: delay-seconds, or an HTTP date
- * measured against `nowSeconds` (the best estimate of server time). `null` when it cannot be read.
+ * A `Retry-After` value as a wait in milliseconds, from 0 to a day (a longer wait, however many
+ * digits, reads as a day): delay-seconds (leading zeros allowed, as RFC 9110 allows), or an HTTP
+ * date measured against `nowSeconds` (the best estimate of server time). `null` when it cannot be
+ * read.
  */
 export function parseRetryAfter(text, nowSeconds) {
   const value = String(text ?? '').trim();
-  if (/^\d+$/.test(value)) return Math.min(Number(value.slice(0, 6)), 86_400) * 1000;
+  if (/^\d+$/.test(value)) {
+    const digits = value.replace(/^0+(?=\d)/, '');
+    return (digits.length > 5 ? 86_400 : Math.min(Number(digits), 86_400)) * 1000;
+  }
   try {
     return Math.min(Math.max(0, parseHTTPDate(value, nowSeconds) - nowSeconds), 86_400) * 1000;
   } catch {
@@ -677,7 +723,16 @@ function normalizeSource(source) {
   if (!['timesync', 'timestamp', 'date'].includes(spec.kind)) throw new TypeError(`unknown source kind '${spec.kind}': use timesync, timestamp or date`);
   spec.unit = spec.unit ?? 'ms';
   if (spec.kind === 'timestamp' && !spec.header) throw new TypeError("a 'timestamp' source needs the header's name");
+  if (spec.header !== undefined && !(typeof spec.header === 'string' && /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(spec.header))) {
+    throw new TypeError(`header '${String(spec.header)}': give a header's name, such as Response-Timestamp`);
+  }
   if (!{ s: 1, ms: 1, us: 1, ns: 1 }[spec.unit]) throw new TypeError(`unit '${spec.unit}': use s, ms, us or ns`);
+  if (spec.kind === 'timesync') {
+    spec.fallback = spec.fallback ?? 'none';
+    if (!['none', 'date'].includes(spec.fallback)) throw new TypeError(`fallback '${spec.fallback}': use none or date`);
+  } else if (spec.fallback !== undefined) {
+    throw new TypeError(`fallback applies to 'timesync' sources only, not to a '${spec.kind}' source`);
+  }
   spec.name = spec.name ?? String(spec.url);
   return spec;
 }
@@ -723,9 +778,11 @@ export class TimeSyncClient extends EventTarget {
   #listeners = [];
   #sleepers = new Set(); // pending waits of a sync, ended by stop()
   #epoch = 0; // counts stops: a sync started before one gives up after its next wait
+  #resets = 0; // counts estimator resets: a round's samples from before one are not taken
+  #stamped = new Set(); // names of the 'timesync' sources that have answered with TimeSync-Time
 
   /**
-   * @param {object} options `sources` (URLs of `/time` endpoints, or `{url, kind, header, unit, name}`),
+   * @param {object} options `sources` (URLs of `/time` endpoints, or `{url, kind, header, unit, name, fallback}`),
    *   and optionally the settings in `TimeSyncClient.defaults`, `estimator` (drift and window
    *   settings), and for tests `clock`, `fetch`, `setTimeout`, `clearTimeout`, `random`, `events`.
    */
@@ -829,23 +886,29 @@ export class TimeSyncClient extends EventTarget {
   /**
    * Where now lies relative to the window [start, end) (ms since 1970, or Dates): `before`,
    * `within`, `after`, or `uncertain` when the bounds straddle an edge or the clock cannot vouch.
+   * `end` Infinity leaves the window open-ended, `start` -Infinity open at the start. A NaN, an
+   * invalid Date or anything but a number or a Date is a TypeError.
    */
   position(start, end) {
+    const from = instantArgument('start', start);
+    const to = instantArgument('end', end);
     const r = this.reading();
-    const from = msToNs(+start);
-    const to = msToNs(+end);
     if (!vouchesForEarliest(r.status)) return 'uncertain';
-    if (r.earliestNs >= to) return 'after';
+    if (reached(r.earliestNs, to)) return 'after';
     if (r.status !== 'synchronized') return 'uncertain';
-    if (r.latestNs < from) return 'before';
-    if (r.earliestNs >= from && r.latestNs < to) return 'within';
+    if (!reached(r.latestNs, from)) return 'before';
+    if (reached(r.earliestNs, from) && !reached(r.latestNs, to)) return 'within';
     return 'uncertain';
   }
 
-  /** Whether server time has certainly reached `instant` (ms since 1970, or a Date). */
+  /**
+   * Whether server time has certainly reached `instant` (ms since 1970, or a Date; -Infinity has
+   * always passed, Infinity never). A NaN, an invalid Date or anything else is a TypeError.
+   */
   hasCertainlyPassed(instant) {
+    const at = instantArgument('instant', instant);
     const r = this.reading();
-    return vouchesForEarliest(r.status) && r.earliestNs >= msToNs(+instant);
+    return vouchesForEarliest(r.status) && reached(r.earliestNs, at);
   }
 
   /**
@@ -854,12 +917,20 @@ export class TimeSyncClient extends EventTarget {
    * changing the device clock does not move it, and after a suspension it picks up where server
    * time is. Each tick: `{remaining, seconds, formatted, finished, certain, error, status, reading}`;
    * `finished` once the target has certainly passed (or, unsynchronized, by the device clock).
-   * Returns `{stop()}`.
+   * Ticks come no more often than each `interval` ms (default 1000, from 1 to a day) and each whole
+   * second of the remaining time, and at once after a calibration, a status change, a suspension or
+   * a resumption. The target must be finite. Returns `{stop()}`.
    */
   countdown(target, onTick, { interval = 1000 } = {}) {
-    const targetMs = +target;
+    const targetMs = instantArgument('target', target);
+    if (!Number.isFinite(targetMs)) throw new TypeError(`target ${targetMs}: give a finite time (ms since 1970 or a Date)`);
+    if (typeof onTick !== 'function') throw new TypeError('onTick: give a function, called with each tick');
+    if (typeof interval !== 'number' || !(interval >= 1 && interval <= 86_400_000)) {
+      throw new TypeError(`interval ${String(interval)}: give a number of ms from 1 to 86400000`);
+    }
     let timer = null;
     let stopped = false;
+    let waking = false;
     const tick = () => {
       if (stopped) return;
       const reading = this.reading();
@@ -873,20 +944,30 @@ export class TimeSyncClient extends EventTarget {
       });
       if (finished) { stop(); return; }
       // Wake at the next whole second of the remaining time (or after `interval`, whichever first).
-      // Once it is due by the estimate, wake when the earliest bound passes it too.
-      const untilNext = remaining > 0 ? (remaining % 1000 || 1000) + 1 : targetMs - reading.earliest + 1;
-      timer = this.#setTimeout(tick, Math.max(0, Math.min(untilNext, interval)));
+      // Once it is due by the estimate, wake when the earliest bound passes it too. When waiting
+      // cannot finish it (the clock does not vouch), only `interval` or an event brings a tick.
+      let untilNext = interval;
+      if (remaining > 0) untilNext = (remaining % 1000 || 1000) + 1;
+      else if (vouchesForEarliest(reading.status) && reading.earliest < targetMs) untilNext = targetMs - reading.earliest + 1;
+      timer = this.#setTimeout(tick, Math.min(untilNext, interval));
     };
-    const wake = () => { if (timer !== null) { this.#clearTimeout(timer); timer = null; } tick(); };
-    this.addEventListener('calibrated', wake);
-    this.addEventListener('suspended', wake);
-    this.addEventListener('resumed', wake);
+    // The events of one change (a calibration and its status change) bring one tick.
+    const wake = () => {
+      if (stopped || waking) return;
+      waking = true;
+      queueMicrotask(() => {
+        waking = false;
+        if (stopped) return;
+        if (timer !== null) { this.#clearTimeout(timer); timer = null; }
+        tick();
+      });
+    };
+    const wakers = ['calibrated', 'statuschange', 'suspended', 'resumed'];
+    for (const type of wakers) this.addEventListener(type, wake);
     const stop = () => {
       stopped = true;
       if (timer !== null) this.#clearTimeout(timer);
-      this.removeEventListener('calibrated', wake);
-      this.removeEventListener('suspended', wake);
-      this.removeEventListener('resumed', wake);
+      for (const type of wakers) this.removeEventListener(type, wake);
     };
     tick();
     return { stop };
@@ -914,38 +995,54 @@ export class TimeSyncClient extends EventTarget {
 
   // — measuring —
 
+  /**
+   * One sync round of one source: its requests, then their samples into the estimator as one
+   * measurement (a round cannot confirm a step on its own). Resolves to the number of samples.
+   */
   async #measureSource(source, burst) {
     const epoch = this.#epoch;
-    let taken = 0;
-    let last = null;
-    for (let i = 0; i < burst; i++) {
-      if (i > 0) await this.#sleep(this.#options.burstSpacing);
-      if (this.#epoch !== epoch) return taken;
-      const sample = await this.#request(source);
-      if (!sample) break;
-      taken += 1;
-      last = sample;
-    }
-    // A `Date` source (one-second resolution): time requests so the server's second boundary falls
-    // inside them; each well-placed request halves the interval, down to about the round trip.
-    for (let i = 0; last?.resolution >= 1_000_000_000n && i < this.#options.dateRequests; i++) {
-      const plan = this.#nextDateRequest(source);
-      if (plan === null) break;
-      await this.#sleep(plan);
-      if (this.#epoch !== epoch) return taken;
-      last = await this.#request(source);
-      if (last) taken += 1;
-    }
-    return taken;
+    const round = []; // { sample, resets }: the samples and the estimator resets before each
+    const fresh = () => round.filter((entry) => entry.resets === this.#resets).map((entry) => entry.sample);
+    const measure = async () => {
+      let last = null;
+      for (let i = 0; i < burst; i++) {
+        if (i > 0) await this.#sleep(this.#options.burstSpacing);
+        if (this.#epoch !== epoch) return;
+        const sample = await this.#request(source);
+        if (!sample) break;
+        round.push({ sample, resets: this.#resets });
+        last = sample;
+      }
+      // A `Date` source (one-second resolution): time requests so the server's second boundary falls
+      // inside them; each well-placed request halves the interval, down to about the round trip.
+      for (let i = 0; last?.resolution >= 1_000_000_000n && i < this.#options.dateRequests; i++) {
+        const plan = this.#nextDateRequest(source, fresh());
+        if (plan === null) break;
+        await this.#sleep(plan);
+        if (this.#epoch !== epoch) return;
+        last = await this.#request(source);
+        if (last) round.push({ sample: last, resets: this.#resets });
+      }
+    };
+    await measure();
+    // Samples taken before the estimator was reset (a suspected pause) may be off by the pause.
+    const samples = fresh();
+    this.#take(samples);
+    return samples.length;
   }
 
-  /** ms to wait before the next timed `Date` request, or null when it cannot narrow the bounds. */
-  #nextDateRequest(source) {
-    const record = this.#estimator.records.get(source.name);
+  /**
+   * ms to wait before the next timed `Date` request, or null when it cannot narrow the bounds: the
+   * bounds are those of the source's window and this round's samples (`round`) fitted together.
+   */
+  #nextDateRequest(source, round) {
     const lowest = this.#lowestDelay.get(source.name);
-    if (!record || lowest === undefined) return null;
+    if (round.length === 0 || lowest === undefined) return null;
+    const window = [...(this.#estimator.records.get(source.name)?.window ?? [])];
+    for (const sample of round) window.splice(byTime(window, sample), 0, sample);
+    const sourceFit = fit(window, this.#estimator.configuration);
     const now = msToNs(this.#clock.monotonic());
-    const bounds = Rate.symmetric(this.#estimator.configuration.maxDrift).age(record.fit.bounds, Number(now - record.fit.time));
+    const bounds = Rate.symmetric(this.#estimator.configuration.maxDrift).age(sourceFit.bounds, Number(now - sourceFit.time));
     if (bounds.width <= 2n * lowest + 1_000_000n) return null;
     const halfDelay = lowest / 2n;
     const earliest = now + 2_000_000n;
@@ -958,7 +1055,7 @@ export class TimeSyncClient extends EventTarget {
     return nsToMs(send - now);
   }
 
-  /** One request: a sample into the estimator, or null (an `error` event says why). */
+  /** One request: a sample (not yet taken into the estimator), or null (an `error` event says why). */
   async #request(source) {
     const now = this.#clock.monotonic();
     const retryAt = this.#retryAt.get(source.name);
@@ -1004,7 +1101,8 @@ export class TimeSyncClient extends EventTarget {
     this.#clearTimeout(deadline);
     try {
       const sample = this.#sampleFrom(source, response, nonce, timing?.sent ?? t1, timing?.received ?? t4);
-      this.#take(sample);
+      const lowest = this.#lowestDelay.get(sample.source);
+      if (lowest === undefined || sample.delay < lowest) this.#lowestDelay.set(sample.source, sample.delay);
       return sample;
     } catch (error) {
       this.#fail(source, error);
@@ -1044,7 +1142,7 @@ export class TimeSyncClient extends EventTarget {
       throw new TimeSyncError('rateLimited', `${source.name} answered ${status}: not asked again for ${Math.round(wait / 1000)} s`);
     }
     const age = headers.get('Age');
-    if (age !== null && age.trim() !== '0') throw new TimeSyncError('cached', `a cache answered for ${source.name} (Age: ${age}); the time is old: serve /time with Cache-Control: no-store`);
+    if (age !== null && !/^\s*0+\s*$/.test(age)) throw new TimeSyncError('cached', `a cache answered for ${source.name} (Age: ${age}); the time is old: serve /time with Cache-Control: no-store`);
     const resolution = msToNs(this.#options.resolution);
     const t1ns = msToNs(t1);
     const t4ns = msToNs(t4);
@@ -1058,17 +1156,26 @@ export class TimeSyncClient extends EventTarget {
       }
       const lower = header.t3 - t4ns - resolution - header.uncertainty;
       const upper = header.t2 - t1ns + resolution + header.uncertainty;
-      return { ...this.#checked(source, lower, upper, t4ns, span, span - (header.t3 - header.t2)), resolution: 0n };
+      const sample = { ...this.#checked(source, lower, upper, t4ns, span, span - (header.t3 - header.t2)), resolution: 0n };
+      this.#stamped.add(source.name);
+      return sample;
+    }
+    if (source.kind === 'timesync' && this.#stamped.has(source.name)) {
+      throw new TimeSyncError('downgrade', `${source.name} answered without TimeSync-Time after answering with it: a stored or intercepted response is refused; check the server and any proxy or service worker in between`);
+    }
+    if (source.kind === 'timesync' && source.fallback !== 'date') {
+      throw new TimeSyncError('missingStamp', `${source.name} answered without a TimeSync-Time header (a server that does not send it, a stored response replayed, or a header a script may not read); serve TimeSync-Time and list it in Access-Control-Expose-Headers, or give the source fallback: 'date' to accept its one-second Date header`);
     }
     let serverTime;
     let unit;
     if (source.kind === 'timestamp') {
-      const text = headers.get(source.header);
-      if (text === null || !/^\s*\d{1,20}\s*$/.test(text)) {
+      // Leading zeros do not count against the 20 digits (more could not be a time anyway).
+      const digits = /^\s*0*(\d{1,20})\s*$/.exec(headers.get(source.header) ?? '')?.[1];
+      if (digits === undefined) {
         throw new TimeSyncError('noTime', `${source.name} sent no readable ${source.header} header; expose it with Access-Control-Expose-Headers`);
       }
       unit = UNIT_NS[source.unit];
-      serverTime = BigInt(text.trim()) * unit;
+      serverTime = BigInt(digits) * unit;
     } else {
       const date = headers.get('Date');
       if (date === null) {
@@ -1090,12 +1197,13 @@ export class TimeSyncClient extends EventTarget {
     }
   }
 
-  /** Puts a sample into the estimator and publishes the outcome. */
-  #take(sample) {
-    const lowest = this.#lowestDelay.get(sample.source);
-    if (lowest === undefined || sample.delay < lowest) this.#lowestDelay.set(sample.source, sample.delay);
-    const outcome = this.#estimator.add(sample);
-    this.#emit('sample', { source: sample.source, lower: sample.offset.lower, upper: sample.offset.upper, time: sample.time, delay: sample.delay });
+  /** Puts a round's samples into the estimator as one measurement and publishes the outcome. */
+  #take(samples) {
+    if (samples.length === 0) return;
+    const outcome = this.#estimator.addMeasurement(samples);
+    for (const sample of samples) {
+      this.#emit('sample', { source: sample.source, lower: sample.offset.lower, upper: sample.offset.upper, time: sample.time, delay: sample.delay });
+    }
     if (outcome.calibration) {
       this.#calibration = outcome.calibration;
       this.#pause = null;
@@ -1150,6 +1258,7 @@ export class TimeSyncClient extends EventTarget {
     this.#pause = { allowance: (this.#pause?.allowance ?? 0n) + msToNs(drift) };
     // The samples taken before may be off by the pause: the next ones start afresh.
     this.#estimator.reset();
+    this.#resets += 1;
     const previous = this.#status;
     this.#status = 'suspended';
     this.#emit('suspended', { gap: elapsed, drift });
@@ -1218,6 +1327,26 @@ export class TimeSyncClient extends EventTarget {
     event.detail = detail;
     this.dispatchEvent(event);
   }
+}
+
+/**
+ * An instant given to the API, in ms since 1970: a number (±Infinity allowed) or a valid Date.
+ * Anything else is a TypeError that names the argument.
+ */
+function instantArgument(name, value) {
+  const ms = value instanceof Date ? value.getTime() : value;
+  if (typeof ms !== 'number' || Number.isNaN(ms)) {
+    const shown = typeof value === 'number' || value instanceof Date ? String(value) : typeof value;
+    throw new TypeError(`${name} ${shown}: give ms since 1970 (a number) or a valid Date`);
+  }
+  return ms;
+}
+
+/** Whether the instant `ns` (BigInt) is at or after `ms` (a Number; -Infinity always, Infinity never). */
+function reached(ns, ms) {
+  if (ms === -Infinity) return true;
+  if (ms === Infinity) return false;
+  return ns >= msToNs(ms);
 }
 
 /** Whether a status vouches that server time is at least `earliest`. */

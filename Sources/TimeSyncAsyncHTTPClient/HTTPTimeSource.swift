@@ -12,7 +12,9 @@ import TimeSyncHTTP
 /// ``measure(samples:)`` sends one request to open (and warm) the connection, discards it, then
 /// takes the requested number of samples over the same kept-alive connection. When the server sends
 /// no `TimeSync-Time` header (or the policy is `HTTPTimeScheme.Preference.dateOnly`) it falls back to
-/// the `Date` header with sub-second refinement (``HTTPDateCalibrator``).
+/// the `Date` header with sub-second refinement (``HTTPDateCalibrator``). Once the server has
+/// answered with `TimeSync-Time`, a response without it is refused
+/// (`HTTPTimeError.timeHeaderWithdrawn`): a cache or a replay does not step the source down to `Date`.
 public struct HTTPTimeSource: Sendable {
     /// The endpoint.
     public let url: String
@@ -33,6 +35,8 @@ public struct HTTPTimeSource: Sendable {
     /// The deadline of a whole measurement (a synchronizer's poll), when there is one: each request
     /// gets at most what is left of it, and none is sent once it has passed.
     var measurementDeadline: MonotonicInstant?
+    /// Whether the server answered with `TimeSync-Time`: then a response without it is refused.
+    let schemeFloor = HTTPSchemeFloor()
 
     /// Creates a source.
     /// - Parameters:
@@ -214,6 +218,10 @@ public struct HTTPTimeSource: Sendable {
         guard samples >= 1 else { throw HTTPTimeError.invalidArgument.withDetail("samples must be at least 1") }
         let warm = try await exchange()
         if case .failure(let error) = warm.result, error.code == .retryLater { throw error }
+        if policy == .preferTimeHeader {
+            // A server that answered with `TimeSync-Time` is not followed down to `Date`.
+            try schemeFloor.check(warm.hasTimeHeader ? .timeHeader : .date, among: [.timeHeader, .date], source: source)
+        }
         if policy == .dateOnly || (!warm.hasTimeHeader && policy == .preferTimeHeader) {
             let seed = try? warm.result.get()
             // The opening response counts as a sample when it has one; when it has none, it does not.
@@ -229,7 +237,8 @@ public struct HTTPTimeSource: Sendable {
         for _ in 0..<samples {
             if let measurementDeadline, timeBase.monotonicNow() >= measurementDeadline { break }
             sent += 1
-            switch try await attempt() {
+            // The opening response carried `TimeSync-Time`: the samples must too.
+            switch try await attempt(policy: .timeHeaderOnly) {
             case .success(let observation): accepted.append(observation.sample)
             case .failure(let error):
                 if let error = error as? HTTPTimeError, error.code == .retryLater { throw error }

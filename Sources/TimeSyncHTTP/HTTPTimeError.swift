@@ -56,6 +56,10 @@ public struct HTTPTimeError: TimeSyncError {
         /// said). A time source polls it again no sooner than its `Retry-After`; see
         /// ``HTTPTimeError/pollOutcome``.
         case retryLater
+        /// The source answered with `TimeSync-Time` before and now without it: a cache, a replayed
+        /// response or another server answered. The response is refused rather than read from a
+        /// weaker header (`Date`) that carries no nonce.
+        case timeHeaderWithdrawn
     }
 
     /// Which kind of failure this is.
@@ -86,6 +90,8 @@ public struct HTTPTimeError: TimeSyncError {
         HTTPTimeError(code, detail: detail, underlying: underlying, status: status, retryAfter: retryAfter)
     }
 
+    /// The source answered with `TimeSync-Time` before and now without it.
+    public static let timeHeaderWithdrawn = HTTPTimeError(.timeHeaderWithdrawn)
     /// The response carries no `TimeSync-Time` header but one was required.
     public static let missingTimeHeader = HTTPTimeError(.missingTimeHeader)
     /// The `TimeSync-Time` header is not a valid structured field, or a member is missing or of the
@@ -159,6 +165,8 @@ public struct HTTPTimeError: TimeSyncError {
             case .timeout: "no complete response in time"
             case .missingTimestamp: "response has no server time in the expected header"
             case .malformedTimestamp: "malformed timestamp header"
+            case .timeHeaderWithdrawn:
+                "the server sent \(HTTPTimeHeader.name) before and this response has none: a cache, a replay or another server answered; refused (find what stands between you and the server, or use a Date-only source if the header was dropped on purpose)"
             case .retryLater:
                 "the server answered \(status.map(String.init) ?? "429 or 503"), "
                     + (retryAfter.map { "retry after \($0.components.seconds) s" } ?? "without a usable Retry-After")

@@ -44,6 +44,7 @@ public struct URLSessionTimeSource: TimeSource {
     /// the reference.
     public var reference: TimeReference
     private let session: URLSession
+    private let schemeFloor = HTTPSchemeFloor()
 
     /// The source's name: the observer's.
     public var name: String { observer.source }
@@ -70,7 +71,9 @@ public struct URLSessionTimeSource: TimeSource {
     /// Loads the endpoint once and takes a sample from the response.
     /// - Throws: ``HTTPTimeError/retryLater`` for a `429` or `503` (with the `Retry-After` it
     ///   asked for), the observer's ``HTTPTimeError`` for a response without a usable time,
-    ///   URLSession's errors.
+    ///   ``HTTPTimeError/timeHeaderWithdrawn`` for a response read by a scheme listed after one an
+    ///   earlier response of this source was read by (the `Date` after `TimeSync-Time`), URLSession's
+    ///   errors.
     public func measure(timeout: Duration) async throws -> [OffsetSample] {
         let request = URLRequest(url: url)
         let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer, within: timeout)
@@ -79,7 +82,10 @@ public struct URLSessionTimeSource: TimeSource {
         {
             throw error
         }
-        return [try observation.get().sample]
+        let taken = try observation.get()
+        // Once a response carried an earlier scheme (`TimeSync-Time`), a later one is not stepped down to.
+        try schemeFloor.check(taken.scheme, among: observer.schemes.map(\.kind), source: name)
+        return [taken.sample]
     }
 }
 #endif

@@ -74,6 +74,9 @@ public struct NTPServerConfiguration: Sendable, Hashable {
     public var rateLimit: Double
     /// Requests a client address may send back to back (default 8: an `iburst` and then some).
     public var rateLimitBurst: Double
+    /// How many leading bits of an IPv6 address name one client for the rate limit (default 64: a
+    /// host usually owns a whole /64), 32 to 128.
+    public var ipv6ClientPrefixLength: Int = 64
     /// What happens over the limit (default: Kiss-o'-Death `RATE`, for some).
     public var overLimitAction: OverLimitAction
     /// With ``OverLimitAction/kissOfDeath``, one over-limit request in this many is kissed (default

@@ -34,7 +34,8 @@ extension AddressRateLimiter {
     convenience init(configuration: NTPServerConfiguration, seed: UInt64 = .random(in: .min ... .max)) {
         self.init(
             rate: configuration.rateLimit, burst: configuration.rateLimitBurst,
-            kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0, seed: seed)
+            kissEvery: configuration.overLimitAction == .kissOfDeath ? configuration.rateLimitKissEvery : 0,
+            ipv6PrefixLength: configuration.ipv6ClientPrefixLength, seed: seed)
     }
 }
 #endif

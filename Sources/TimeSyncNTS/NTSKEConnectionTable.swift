@@ -2,7 +2,8 @@
 import TimeSync
 
 /// Whom a key-exchange connection counts against for
-/// ``NTSKEServer/Configuration/maximumConnectionsPerAddress``: an IPv4 address, or an IPv6 client's /64.
+/// ``NTSKEServer/Configuration/maximumConnectionsPerAddress``: an IPv4 address, or an IPv6 client's
+/// prefix (``NTSKEServer/Configuration/ipv6ClientPrefixLength``).
 package typealias NTSKEClientAddress = ConnectionClientAddress
 
 /// The open connections of a key-exchange server: the two caps of ``NTSKEServer/Configuration``; a
@@ -10,11 +11,11 @@ package typealias NTSKEClientAddress = ConnectionClientAddress
 package typealias NTSKEConnectionTable = ConnectionTable
 
 extension NTPRateLimitKey {
-    /// The rate limiter's key for a client: its IPv4 address, or its IPv6 /64.
+    /// The rate limiter's key for a client: its IPv4 address, or its IPv6 prefix.
     package init(_ address: ConnectionClientAddress) {
         switch address {
         case .v4(let networkOrder): self.init(ipv4: UInt32(bigEndian: networkOrder))
-        case .v6(let prefix): self.init(high: prefix, low: 0)
+        case .v6(let high, let low): self.init(high: high, low: low)
         }
     }
 }

@@ -31,13 +31,13 @@ extension NTSKEServer {
         /// chrony's `maxntsconnections`): one more takes the place of the connection in its key
         /// exchange longest. At least 1.
         public var maximumConnections: Int
-        /// The most connections open at once from one client address, an IPv6 client by its /64
+        /// The most connections open at once from one client address, an IPv6 client by its prefix
         /// (default ``defaultMaximumConnectionsPerAddress``, 8: a client needs one, and several
         /// behind one NAT rarely exchange keys at the same moment); one more is closed at once. At
         /// least 1.
         public var maximumConnectionsPerAddress: Int
 
-        /// New connections per second one client address (an IPv6 client by its /64) may open,
+        /// New connections per second one client address (an IPv6 client by its prefix, ``ipv6ClientPrefixLength``) may open,
         /// sustained (default 1); `.infinity` turns the limit off. One over it is closed as soon as
         /// it is accepted. A client exchanges keys once per session, hours apart; the limit keeps
         /// an address that reconnects without end from pushing others' handshakes out of
@@ -46,6 +46,9 @@ extension NTSKEServer {
         /// Connections a client address may open back to back before ``connectionRateLimit``
         /// applies (default 8). At least 1.
         public var connectionRateLimitBurst: Double
+        /// How many leading bits of an IPv6 address name one client for the per-address caps and
+        /// the connection rate (default 64: a host usually owns a whole /64), 32 to 128.
+        public var ipv6ClientPrefixLength: Int = 64
 
         /// The default ``maximumConnections``: 100.
         public static let defaultMaximumConnections = 100

@@ -170,7 +170,7 @@ public final class NTSKEServer: Service, Sendable {
     /// the server is full.
     /// - Returns: Its ID among the open connections, or `nil` when it must be closed at once.
     private func admit(_ channel: any Channel) -> NTSKEConnectionTable<any Channel>.ID? {
-        let address = channel.remoteAddress?.withSockAddr { NTSKEClientAddress(sockaddr: $0, length: $1) }
+        let address = channel.remoteAddress?.withSockAddr { NTSKEClientAddress(sockaddr: $0, length: $1, ipv6PrefixLength: configuration.ipv6ClientPrefixLength) }
         if let connectionLimiter, let address {
             let now = timeBase.monotonicNow()
             guard case .admit = connectionLimiter.withLockedValue({ $0.decide(NTPRateLimitKey(address), at: now) }) else {

@@ -68,7 +68,9 @@ public final class RoughtimeServer: Service, Sendable {
         self.state = .makeBoxSendingValue(
             RoughtimeServerState(
                 responder: responder, lifetime: configuration.delegationLifetime,
-                limiter: AddressRateLimiter(rate: configuration.rateLimit, burst: configuration.rateLimitBurst, kissEvery: 0)),
+                limiter: AddressRateLimiter(
+                    rate: configuration.rateLimit, burst: configuration.rateLimitBurst, kissEvery: 0,
+                    ipv6PrefixLength: configuration.ipv6ClientPrefixLength)),
             eventLoop: group.next())
     }
 

@@ -28,6 +28,9 @@ public struct RoughtimeServerConfiguration: Sendable, Hashable {
     /// Requests a client address may send back to back (default 8): a client that queries a few
     /// times at once, or several clients behind one address, are answered.
     public var rateLimitBurst: Double
+    /// How many leading bits of an IPv6 address name one client for the rate limit (default 64: a
+    /// host usually owns a whole /64), 32 to 128.
+    public var ipv6ClientPrefixLength: Int = 64
 
     /// The largest batch: as many requests as one read from the socket brings.
     public static let maximumBatchSize = 64

@@ -25,6 +25,8 @@ package final class AddressRateLimiter: Sendable {
     private let unlimited: Bool
     /// The least poll exponent replies and kisses advertise.
     package let minimumPoll: Int8
+    /// How many leading bits of an IPv6 address name its client (``ClientPrefix``).
+    package let ipv6PrefixLength: Int
 
     /// A limiter of `rate` requests per second sustained and `burst` back to back per client
     /// address, tracking up to 10,000 addresses.
@@ -32,8 +34,14 @@ package final class AddressRateLimiter: Sendable {
     ///   - rate: Requests per second per address; `.infinity` admits everything.
     ///   - burst: Requests an address may send back to back, at least 1.
     ///   - kissEvery: One over-limit request in this many is due a kiss; 0 drops them all.
+    ///   - ipv6PrefixLength: How many leading bits of an IPv6 address name its client: 64 by
+    ///     default, so a host with a /64 has one share, not one per address.
     ///   - seed: Keys the hashes: random in a server, fixed in a test.
-    package init(rate: Double, burst: Double, kissEvery: Int, seed: UInt64 = .random(in: .min ... .max)) {
+    package init(
+        rate: Double, burst: Double, kissEvery: Int, ipv6PrefixLength: Int = ClientPrefix.defaultIPv6Length,
+        seed: UInt64 = .random(in: .min ... .max)
+    ) {
+        self.ipv6PrefixLength = ipv6PrefixLength
         var generator = SplitMix64(seed: seed)
         let capacity = max(NTPRateLimiter<NTPRateLimitKey>.ways, 10_000 / Self.shardCount)
         shards = (0..<Self.shardCount).map { _ in
@@ -44,9 +52,11 @@ package final class AddressRateLimiter: Sendable {
         minimumPoll = shards[0].withLock { $0.minimumPoll }
     }
 
-    /// Admits, kisses or drops a request from `client` arriving at `time`.
+    /// Admits, kisses or drops a request from `client` (an address: counted by its IPv6 prefix)
+    /// arriving at `time`.
     package func decide(_ client: NTPRateLimitKey, at time: MonotonicInstant) -> NTPRateLimitDecision {
         if unlimited { return .admit }
+        let client = client.client(ipv6Length: ipv6PrefixLength)
         return shards[shard(of: client)].withLock { $0.decide(client, at: time) }
     }
 

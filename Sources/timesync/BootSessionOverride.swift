@@ -13,6 +13,9 @@ struct BootSessionOverride: TimeBase {
         guard let id = ProcessInfo.processInfo.environment["TIMESYNC_BOOT_SESSION_ID"], !id.isEmpty, id.utf8.count <= 128 else {
             return SystemTimeBase()
         }
+        // A leftover variable would make every store pass as this boot's: say so each time.
+        FileHandle.standardError.write(Data(
+            "timesync: warning: TIMESYNC_BOOT_SESSION_ID replaces this system's boot session (\(id)): a store is taken as this boot's only if it names the same value; unset it outside tests\n".utf8))
         return BootSessionOverride(bootSessionID: id)
     }
 

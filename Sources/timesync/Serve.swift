@@ -91,9 +91,15 @@ struct Serve: AsyncParsableCommand {
     var httpMaxConnections: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "HTTP: the most connections open at once from one client address (IPv6: one /64); more are closed at once.",
+        "HTTP: the most connections open at once from one client address (IPv6: one prefix, --ipv6-client-prefix); more are closed at once.",
         valueName: "N"))
     var httpMaxConnectionsPerAddress: Int = 256
+
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Every server: how many leading bits of an IPv6 address name one client for rate limits and connection caps (32-128).",
+        discussion: "A host usually owns a whole /64: counted by single addresses it would have 2^64 shares.",
+        valueName: "BITS"))
+    var ipv6ClientPrefix: Int = 64
 
     @Option(parsing: .singleValue, help: ArgumentHelp(
         "HTTP: let web pages from this origin read the time headers (CORS), e.g. https://shop.example; repeat it for several, or give '*' for any.",
@@ -183,7 +189,7 @@ struct Serve: AsyncParsableCommand {
                 services.append(try makeNTPServerService(
                     host: address.host, port: address.port, rateLimit: parsedRateLimit, threads: threads,
                     localStratum: localStratum, datagramIO: parsedNTPIO ?? .platformDefault, kernelTimestamps: !noKernelTimestamps,
-                    coalescingInterval: .microseconds(ntpCoalesce),
+                    coalescingInterval: .microseconds(ntpCoalesce), ipv6ClientPrefixLength: ipv6ClientPrefix,
                     authenticator: keys, logger: logger))
             }
             if let keys, let ntsKe, let address = parseHTTPAddress(ntsKe), let cert, let key {
@@ -196,14 +202,13 @@ struct Serve: AsyncParsableCommand {
                     // Port 0 is known once bound: the key-exchange server is told then.
                     ntpPort = local.port == 0 ? nil : UInt16(local.port)
                 }
-                services.append(
-                    try NTSKEServer(
-                        configuration: .init(
-                            host: address.host, port: address.port, certificateChainFile: cert, privateKeyFile: key, ntpServer: ntpServer,
-                            ntpPort: ntpPort, connectionTimeout: .seconds(ntsKeTimeout), maximumConnections: ntsKeMaxConnections,
-                            maximumConnectionsPerAddress: ntsKeMaxConnectionsPerAddress,
-                            connectionRateLimit: Self.parseRateLimit(ntsKeRateLimit) ?? 1, connectionRateLimitBurst: Double(ntsKeRateLimitBurst)),
-                        keys: keys, logger: logger))
+                var configuration = NTSKEServer.Configuration(
+                    host: address.host, port: address.port, certificateChainFile: cert, privateKeyFile: key, ntpServer: ntpServer,
+                    ntpPort: ntpPort, connectionTimeout: .seconds(ntsKeTimeout), maximumConnections: ntsKeMaxConnections,
+                    maximumConnectionsPerAddress: ntsKeMaxConnectionsPerAddress,
+                    connectionRateLimit: Self.parseRateLimit(ntsKeRateLimit) ?? 1, connectionRateLimitBurst: Double(ntsKeRateLimitBurst))
+                configuration.ipv6ClientPrefixLength = ipv6ClientPrefix
+                services.append(try NTSKEServer(configuration: configuration, keys: keys, logger: logger))
             }
         } catch {
             throw CommandFailure.from(error)
@@ -213,7 +218,8 @@ struct Serve: AsyncParsableCommand {
                 try makeRoughtimeServerService(
                     host: address.host, port: address.port, keyFile: keyFile, batchSize: roughtimeBatch, radius: roughtimeRadius,
                     keyLifetime: roughtimeKeyLifetime, versions: try parsedRoughtimeVersions(),
-                    rateLimit: Self.parseRateLimit(roughtimeRateLimit) ?? 1, rateLimitBurst: roughtimeRateLimitBurst, logger: logger))
+                    rateLimit: Self.parseRateLimit(roughtimeRateLimit) ?? 1, rateLimitBurst: roughtimeRateLimitBurst,
+                    ipv6ClientPrefixLength: ipv6ClientPrefix, logger: logger))
         }
         if let http, let address = parseHTTPAddress(http) {
             services.append(

@@ -22,6 +22,7 @@ import TimeSyncNTPServer
 ///   - kernelTimestamps: With the batched path, receive timestamps from the kernel.
 ///   - coalescingInterval: With the batched path and kernel timestamps, how long an emptied queue
 ///     may fill under load.
+///   - ipv6ClientPrefixLength: How many leading bits of an IPv6 address name one client.
 ///   - authenticator: Checks NTS requests and seals their replies (`nil`: plain SNTP only).
 ///   - logger: The server's logger; the bound address is logged at `info` once listening.
 /// - Returns: The service.
@@ -29,7 +30,7 @@ import TimeSyncNTPServer
 func makeNTPServerService(
     host: String, port: Int, rateLimit: Double? = nil, threads: Int? = nil, localStratum: UInt8? = nil,
     datagramIO: NTPServerConfiguration.DatagramIO = .platformDefault, kernelTimestamps: Bool = true,
-    coalescingInterval: Duration = .microseconds(100),
+    coalescingInterval: Duration = .microseconds(100), ipv6ClientPrefixLength: Int = 64,
     authenticator: (any NTPRequestAuthenticator)? = nil, logger: Logger
 ) throws -> some Service {
     guard !host.isEmpty, (0...65_535).contains(port) else {
@@ -42,6 +43,7 @@ func makeNTPServerService(
     configuration.datagramIO = datagramIO
     configuration.kernelTimestamps = kernelTimestamps
     configuration.coalescingInterval = coalescingInterval
+    configuration.ipv6ClientPrefixLength = ipv6ClientPrefixLength
     return NTPServer(configuration: configuration, authenticator: authenticator, logger: logger)
 }
 #endif

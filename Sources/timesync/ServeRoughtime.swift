@@ -62,7 +62,7 @@ extension Serve {
 ///   address that is not one to serve on.
 func makeRoughtimeServerService(
     host: String, port: Int, keyFile: String, batchSize: Int, radius: UInt32, keyLifetime: Double, versions: [RoughtimeVersion],
-    rateLimit: Double = 1, rateLimitBurst: Int = 8, logger: Logger
+    rateLimit: Double = 1, rateLimitBurst: Int = 8, ipv6ClientPrefixLength: Int = 64, logger: Logger
 ) throws -> some Service {
     guard !host.isEmpty, (0...65_535).contains(port) else {
         throw CommandFailure.invalidArgument(
@@ -71,10 +71,12 @@ func makeRoughtimeServerService(
     }
     do {
         let key = try RoughtimeKeyText.privateKey(file: keyFile)
+        var configuration = RoughtimeServerConfiguration(
+            host: host, port: port, batchSize: batchSize, radius: radius, delegationLifetime: .seconds(double: keyLifetime), versions: versions,
+            rateLimit: rateLimit, rateLimitBurst: Double(rateLimitBurst))
+        configuration.ipv6ClientPrefixLength = ipv6ClientPrefixLength
         return try RoughtimeServer(
-            configuration: .init(
-                host: host, port: port, batchSize: batchSize, radius: radius, delegationLifetime: .seconds(double: keyLifetime), versions: versions,
-                rateLimit: rateLimit, rateLimitBurst: Double(rateLimitBurst)),
+            configuration: configuration,
             longTermKey: key, logger: logger)
     } catch {
         throw CommandFailure.from(error)

@@ -80,6 +80,9 @@ extension Serve {
         if let httpMaxConnections, !(1...1_000_000).contains(httpMaxConnections) {
             throw ValidationError("--http-max-connections \(httpMaxConnections): give 1 to 1000000")
         }
+        guard ClientPrefix.ipv6Lengths.contains(ipv6ClientPrefix) else {
+            throw ValidationError("--ipv6-client-prefix \(ipv6ClientPrefix): give 32 to 128 bits (64, a host's usual share, by default)")
+        }
         guard (1...1_000_000).contains(httpMaxConnectionsPerAddress) else {
             throw ValidationError("--http-max-connections-per-address \(httpMaxConnectionsPerAddress): give 1 to 1000000")
         }
@@ -123,9 +126,11 @@ extension Serve {
 
     /// The HTTP server's limits, from the options.
     var httpLimits: HTTPConnectionLimits {
-        HTTPConnectionLimits(
+        var limits = HTTPConnectionLimits(
             headerTimeout: .seconds(httpHeaderTimeout), idleTimeout: .seconds(httpIdleTimeout),
             maximumConnections: httpMaxConnections, maximumConnectionsPerAddress: httpMaxConnectionsPerAddress)
+        limits.ipv6ClientPrefixLength = ipv6ClientPrefix
+        return limits
     }
 
     /// The master keys NTS needs: made and rotated with --nts-ke (in --nts-key-dir when given), read

@@ -42,6 +42,36 @@ import TimeSync
         #expect(limiter.decide(flooder, at: Self.start.advanced(by: .seconds(1))) == .admit)
     }
 
+    /// 500 addresses of one /64 (one host's usual share) are one client: 16,000 requests, 32 from
+    /// each, get what one address would, not 500 times that. With the prefix set to 128 each address
+    /// is a client of its own; another /64 is not touched either way.
+    @Test(arguments: [(64, 8), (128, 8 * 500)])
+    func anIPv6ClientIsCountedByItsPrefix(prefix: Int, admitted: Int) {
+        let limiter = AddressRateLimiter(rate: 1, burst: 8, kissEvery: 0, ipv6PrefixLength: prefix, seed: 3)
+        let network: UInt64 = 0x2001_0DB8_0001_0000
+        var answered = 0
+        for _ in 0..<32 {
+            for host in UInt64(1)...500 {
+                let key = NTPRateLimitKey(high: network, low: host)
+                if limiter.decide(key, at: Self.start) == .admit { answered += 1 }
+            }
+        }
+        #expect(answered == admitted, "\(answered)")
+        #expect(limiter.decide(NTPRateLimitKey(high: network + 1, low: 1), at: Self.start) == .admit)
+    }
+
+    /// The prefix helper every server counts by: IPv4 keys and IPv6 addresses whose first 64 bits
+    /// are zero (loopback, IPv4-mapped) are kept whole.
+    @Test func thePrefixKeepsWhatIsNotAGlobalIPv6Address() {
+        #expect(NTPRateLimitKey(ipv4: 0x7F00_0001).client(ipv6Length: 64) == NTPRateLimitKey(ipv4: 0x7F00_0001))
+        #expect(NTPRateLimitKey(high: 0, low: 1).client(ipv6Length: 64) == NTPRateLimitKey(high: 0, low: 1))
+        #expect(NTPRateLimitKey(high: 0x2001_0DB8_0000_0001, low: 0xFFFF).client(ipv6Length: 64) == NTPRateLimitKey(high: 0x2001_0DB8_0000_0001, low: 0))
+        #expect(ClientPrefix.ipv6(high: 0x2001_0DB8_ABCD_0001, low: 5, length: 48) == (0x2001_0DB8_ABCD_0000, 0))
+        #expect(ClientPrefix.ipv6(high: 1, low: 0xFFFF_FFFF_FFFF_FFFF, length: 96) == (1, 0xFFFF_FFFF_0000_0000))
+        #expect(ClientPrefix.ipv6(high: 1, low: 7, length: 128) == (1, 7))
+        #expect(ClientPrefix.ipv6(high: 0xFFFF_FFFF_FFFF_FFFF, low: 7, length: 0) == (0xFFFF_FFFF_0000_0000, 0), "at least 32 bits")
+    }
+
     @Test func withoutALimitEveryRequestIsAdmitted() {
         let limiter = AddressRateLimiter(configuration: .init(rateLimit: .infinity), seed: 1)
         let key = NTPRateLimitKey(ipv4: 1)

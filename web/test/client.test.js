@@ -202,14 +202,15 @@ test('a millisecond timestamp header', async () => {
   client.stop();
 });
 
-test('replies that must not be used: a wrong nonce, a cached copy, another version, no time at all', async (t) => {
+test('replies that must not be used: a wrong nonce, a cached copy, another version, no TimeSync-Time, nested dates', async (t) => {
   const cases = [
     ['nonce', ({ response }) => ({ ...response, headers: { ...response.headers, 'TimeSync-Time': response.headers['TimeSync-Time'].replace(/n="[^"]*"/, 'n="replayed"') } })],
     ['cached', ({ response }) => ({ ...response, headers: { ...response.headers, Age: '30' } })],
     ['version', ({ response }) => ({ ...response, headers: { ...response.headers, 'TimeSync-Time': 'v=2, s=1, t2=0, t3=0' } })],
-    ['noTime', () => ({ status: 200, headers: {} })],
+    ['missingStamp', () => ({ status: 200, headers: {} })],
     ['malformed', ({ response }) => ({ ...response, headers: { ...response.headers, 'TimeSync-Time': 'v=1, s=1, t2=0, t3=0,' } })],
     ['reversed', ({ response }) => ({ ...response, headers: { ...response.headers, 'TimeSync-Time': 'v=1, s=1763701484, t2=5, t3=4' } })],
+    ['malformed', ({ response }) => ({ ...response, headers: { ...response.headers, 'TimeSync-Time': `${response.headers['TimeSync-Time']}, d=${'@'.repeat(12_000)}1` } })],
   ];
   for (const [code, respond] of cases) {
     await t.test(code, async () => {
@@ -275,8 +276,10 @@ test('bad settings are refused at construction', () => {
   assert.throws(() => new TimeSyncClient({ sources: [URL_A], timeout: Number.NaN }), /timeout NaN/);
   assert.throws(() => new TimeSyncClient({ sources: [URL_A], budget: { requests: 0 } }), /budget.requests 0/);
   assert.throws(() => new TimeSyncClient({ sources: [URL_A], watchInterval: '1000' }), /watchInterval 1000/);
-  const client = new TimeSyncClient({ sources: [URL_A] });
-  assert.throws(() => client.position(Number.NaN, 1), RangeError);
+  assert.throws(() => new TimeSyncClient({ sources: [{ url: URL_A, fallback: 'Date' }] }), /fallback 'Date': use none or date/);
+  assert.throws(() => new TimeSyncClient({ sources: [{ url: URL_A, kind: 'date', fallback: 'date' }] }), /fallback applies to 'timesync' sources only/);
+  assert.throws(() => new TimeSyncClient({ sources: [{ url: URL_A, header: 'Response Timestamp' }] }), /header 'Response Timestamp': give a header's name/);
+  assert.equal(new TimeSyncClient({ sources: [URL_A] }).sources[0].fallback, 'none', "a 'timesync' source falls back to nothing unless told");
 });
 
 test('stop() ends a sync under way and polling; countdowns and readings go on from the last calibration', async () => {
@@ -335,4 +338,225 @@ test('Resource Timing is not trusted when another fetch of the same URL overlaps
     assert.ok(reading.error >= 8, `${label}: ±${reading.error} ms, as if there were no entry`);
     client.stop();
   }
+});
+
+/** The statuses a client changes to, from now on. */
+function statuses(client) {
+  const seen = [];
+  client.addEventListener('statuschange', (event) => seen.push(event.detail.status));
+  return seen;
+}
+
+test('a Date source stepping 30 s for one round is provisional, not synchronized at the step; the next round agreeing confirms it', async () => {
+  const source = { url: URL_A, kind: 'date' };
+  const { world, client, events } = setUp({ servers: [[URL_A, { kind: 'date', source }]] });
+  client.start();
+  await world.advance(20_000);
+  assert.equal(client.status, 'synchronized');
+  const seen = statuses(client);
+  world.servers.get(URL_A).offset = 30_000;
+  await world.advance(15 * 60_000); // the next poll: its timed requests all see the step
+  const round = events.filter((e) => e.type === 'sync').at(-1);
+  assert.ok(round.samples >= 2, `the round took ${round.samples} samples: several, one measurement`);
+  assert.equal(client.status, 'provisional');
+  assert.ok(!seen.includes('synchronized'), `statuses: ${seen}`);
+  assert.ok(Math.abs(client.now() - (world.serverTime(URL_A) - 30_000)) < 100, 'the estimate stays where the window says');
+  assert.equal(client.position(world.serverTime(URL_A) - 1_000, world.serverTime(URL_A) + 1_000), 'uncertain');
+  await world.advance(60_000); // the next poll: a round that agrees with the step
+  assert.equal(client.status, 'synchronized');
+  assertHolds(client.reading(), world.serverTime(URL_A));
+  assert.ok(events.filter((e) => e.type === 'sync').length >= 3);
+  client.stop();
+});
+
+test('a Date source stepping 30 s for one round, then back: the next round refutes the step', async () => {
+  const source = { url: URL_A, kind: 'date' };
+  const { world, client } = setUp({ servers: [[URL_A, { kind: 'date', source }]] });
+  client.start();
+  await world.advance(20_000);
+  world.servers.get(URL_A).offset = 30_000;
+  const seen = statuses(client);
+  await world.advance(15 * 60_000);
+  assert.equal(client.status, 'provisional');
+  world.servers.get(URL_A).offset = 0;
+  await world.advance(60_000);
+  assert.equal(client.status, 'synchronized');
+  assertHolds(client.reading(), world.serverTime(URL_A));
+  assert.deepEqual(seen, ['provisional', 'synchronized']);
+  client.stop();
+});
+
+test('a Date server replaying one frozen Date never becomes synchronized after the first contradiction', async () => {
+  const source = { url: URL_A, kind: 'date' };
+  const world0 = new World();
+  const frozen = new Date(Math.floor(world0.trueTime / 1000) * 1000 + 5_000).toUTCString();
+  const respond = () => ({ status: 200, headers: { Date: frozen, 'Content-Length': '21' } });
+  const { world, client, events } = setUp({ servers: [[URL_A, { kind: 'date', source, respond }]] });
+  const seen = statuses(client);
+  client.start();
+  await world.advance(15 * 60_000);
+  const first = seen.findIndex((status) => status !== 'synchronized');
+  assert.ok(first >= 0, `a contradiction was seen: ${seen}`);
+  assert.ok(!seen.slice(first).includes('synchronized'), `statuses: ${seen}`);
+  assert.notEqual(client.status, 'synchronized');
+  assert.ok(events.filter((e) => e.type === 'sync').length >= 10, 'round after round');
+  client.stop();
+});
+
+test("a 'timesync' source answering without TimeSync-Time is refused (missingStamp), its Date not read", async () => {
+  // A stored response replayed: an hour-old Date, no TimeSync-Time, no nonce.
+  const respond = ({ t2 }) => ({ status: 200, headers: { Date: new Date(Math.floor(t2 / 1000) * 1000 - 3_600_000).toUTCString() } });
+  const { world, client, events } = setUp({ servers: [[URL_A, { respond }]] });
+  client.start();
+  await world.advance(120_000);
+  assert.equal(client.status, 'unsynchronized');
+  const errors = events.filter((e) => e.type === 'error');
+  assert.ok(errors.length > 0 && errors.every((e) => e.code === 'missingStamp'), `codes: ${errors.map((e) => e.code)}`);
+  assert.match(errors[0].message, /without a TimeSync-Time header.*fallback: 'date'/);
+  client.stop();
+});
+
+test("fallback: 'date' reads the Date header of a 'timesync' source that does not stamp its replies", async () => {
+  const source = { url: URL_A, fallback: 'date' };
+  const { world, client } = setUp({ servers: [[URL_A, { kind: 'date', offset: 2_345.6, source }]] });
+  client.start();
+  await world.advance(20_000);
+  assert.equal(client.status, 'synchronized');
+  assertHolds(client.reading(), world.serverTime(URL_A));
+  client.stop();
+});
+
+test("a source that answered with TimeSync-Time is never downgraded to its Date, even with fallback: 'date'", async () => {
+  let replay = false;
+  const respond = ({ t2 }) => (replay ? { status: 200, headers: { Date: new Date(Math.floor(t2 / 1000) * 1000 - 3_600_000).toUTCString() } } : undefined);
+  const source = { url: URL_A, fallback: 'date' };
+  const { world, client, events } = setUp({ servers: [[URL_A, { respond, source }]] });
+  client.start();
+  await world.advance(2_000);
+  assert.equal(client.status, 'synchronized');
+  replay = true;
+  for (let i = 0; i < 3; i++) await Promise.all([client.sync('manual'), world.advance(70_000)]);
+  const errors = events.filter((e) => e.type === 'error');
+  assert.ok(errors.length >= 3 && errors.every((e) => e.code === 'downgrade'), `codes: ${errors.map((e) => e.code)}`);
+  assert.equal(client.status, 'synchronized');
+  assertHolds(client.reading(), world.serverTime(URL_A));
+  client.stop();
+});
+
+test('a countdown never busy-waits when the target has passed and the clock cannot vouch (provisional, noMajority)', async (t) => {
+  const cases = [
+    ['provisional', { minimumAgreeingSources: 2 }],
+    ['noMajority', { servers: [[URL_A, {}], [URL_B, { offset: 5_000 }]] }],
+  ];
+  for (const [status, options] of cases) {
+    await t.test(status, async () => {
+      const { world, client } = setUp(options);
+      client.start();
+      await world.advance(2_000);
+      assert.equal(client.status, status);
+      let ticks = 0;
+      let handle = null;
+      handle = client.countdown(world.serverTime(URL_A) - 5_000, () => { if (++ticks > 1_000) handle?.stop(); });
+      await world.advance(10_000);
+      assert.ok(ticks <= 11, `${ticks} ticks in 10 s`);
+      assert.ok(ticks >= 10, `${ticks} ticks in 10 s: one a second still`);
+      handle.stop();
+      client.stop();
+    });
+  }
+});
+
+test('a countdown refuses a target that is not a finite time, an interval that is not 1 ms to a day, and no onTick', async () => {
+  const { world, client } = setUp();
+  client.start();
+  await world.advance(2_000);
+  const timers = world.timers.length;
+  let ticks = 0;
+  const onTick = () => { ticks += 1; };
+  for (const target of [Number.NaN, Infinity, -Infinity, new Date(Number.NaN), '2026-12-01', undefined]) {
+    assert.throws(() => client.countdown(target, onTick), (e) => e instanceof TypeError && /^target /.test(e.message), String(target));
+  }
+  for (const interval of [0, -1_000, Number.NaN, Infinity, 0.5, 86_400_001, '1000']) {
+    assert.throws(() => client.countdown(Date.now() + 10_000, onTick, { interval }), (e) => e instanceof TypeError && /^interval /.test(e.message), String(interval));
+  }
+  assert.throws(() => client.countdown(Date.now() + 10_000), (e) => e instanceof TypeError && /^onTick/.test(e.message));
+  assert.equal(ticks, 0, 'no tick');
+  assert.equal(world.timers.length, timers, 'no timer');
+  client.stop();
+});
+
+test('a countdown ticks no more often than its interval and the whole seconds', async () => {
+  const { world, client } = setUp();
+  client.start();
+  await world.advance(2_000);
+  for (const [interval, most] of [[1_000, 11], [250, 41], [5_000, 11]]) {
+    let ticks = 0;
+    const handle = client.countdown(world.serverTime(URL_A) + 60_000, () => { ticks += 1; }, { interval });
+    await world.advance(10_000);
+    handle.stop();
+    assert.ok(ticks <= most && ticks >= 10, `interval ${interval}: ${ticks} ticks in 10 s`);
+  }
+  client.stop();
+});
+
+test('position and hasCertainlyPassed: an infinite end is open-ended, an infinite start open; NaN and non-numbers are TypeErrors', async () => {
+  const { world, client } = setUp();
+  client.start();
+  await world.advance(2_000);
+  const now = world.serverTime(URL_A);
+  assert.equal(client.position(now - 1_000, Infinity), 'within');
+  assert.equal(client.position(now + 1_000, Infinity), 'before');
+  assert.equal(client.position(-Infinity, now + 1_000), 'within');
+  assert.equal(client.position(-Infinity, now - 1_000), 'after');
+  assert.equal(client.position(-Infinity, Infinity), 'within');
+  assert.equal(client.position(new Date(now - 1_000), new Date(now + 1_000)), 'within');
+  assert.equal(client.hasCertainlyPassed(-Infinity), true);
+  assert.equal(client.hasCertainlyPassed(Infinity), false);
+  const typeError = (pattern) => (e) => e instanceof TypeError && pattern.test(e.message);
+  assert.throws(() => client.position(Number.NaN, now), typeError(/^start NaN/));
+  assert.throws(() => client.position(now, Number.NaN), typeError(/^end NaN/));
+  assert.throws(() => client.position(new Date(Number.NaN), now), typeError(/^start Invalid Date/));
+  assert.throws(() => client.position(String(now), now + 1), typeError(/^start string/));
+  assert.throws(() => client.position(now), typeError(/^end undefined/));
+  assert.throws(() => client.hasCertainlyPassed(Number.NaN), typeError(/^instant NaN/));
+  client.stop();
+});
+
+test('a timestamp header with leading zeros reads as its digits', async () => {
+  const source = { url: URL_A, header: 'Response-Timestamp', unit: 'ms' };
+  const respond = ({ response }) => ({ ...response, headers: { ...response.headers, 'Response-Timestamp': `0000000000${response.headers['Response-Timestamp']}` } });
+  const { world, client, events } = setUp({ servers: [[URL_A, { kind: 'timestamp', offset: 777, source, respond }]] });
+  client.start();
+  await world.advance(2_000);
+  assert.deepEqual(events.filter((e) => e.type === 'error').map((e) => e.code), []);
+  assert.equal(client.status, 'synchronized');
+  assertHolds(client.reading(), world.serverTime(URL_A));
+  client.stop();
+});
+
+test('Age: 00 is a fresh answer, as Age: 0 is', async () => {
+  const respond = ({ response }) => ({ ...response, headers: { ...response.headers, Age: '00' } });
+  const { world, client } = setUp({ servers: [[URL_A, { respond }]] });
+  client.start();
+  await world.advance(2_000);
+  assert.equal(client.status, 'synchronized');
+  client.stop();
+});
+
+test('a pause seen in the middle of a round: the samples from before it are not taken with those after', async () => {
+  const { world, client, events } = setUp({ servers: [[URL_A, { offset: 1_000 }]] });
+  client.start();
+  await world.advance(2_000);
+  world.freeze(60_000, { monotonicPaused: true });
+  assert.equal(client.reading().status, 'suspended', 'a first pause: a resync, a burst of four, starts');
+  await world.advance(300); // two of the burst's answers are in, not yet taken
+  world.freeze(60_000, { monotonicPaused: true });
+  client.reading(); // a second pause, seen in the middle of the round
+  assert.equal(events.filter((e) => e.type === 'suspended').length, 2);
+  await world.advance(2_000);
+  const reading = client.reading();
+  assert.equal(reading.status, 'synchronized');
+  assertHolds(reading, world.serverTime(URL_A));
+  assert.ok(reading.error < 11, `error ${reading.error} ms`);
+  client.stop();
 });

@@ -97,3 +97,28 @@ test('seeded random input: a HeaderError or a result, never another exception', 
     }
   }
 });
+
+test('a date of 12,000 nested @ is a HeaderError, not a stack overflow', () => {
+  for (const text of [`v=1, s=1, t2=0, t3=0, d=${'@'.repeat(12_000)}1`, `v=1, s=1, t2=0, t3=0, d=(${'@'.repeat(12_000)}1)`, 'v=1;d=@@1, s=1, t2=0, t3=0']) {
+    assert.throws(() => parseTimeSyncHeader(text), (error) => error instanceof HeaderError && error.code === 'malformed', text.slice(0, 40));
+  }
+  assert.equal(parseDictionary('d=@1700000000').get('d').value, 1700000000n, 'one @ is a date');
+});
+
+test('Retry-After: leading zeros are part of the seconds; any number of digits saturates at a day', () => {
+  const now = Date.UTC(2026, 10, 26, 12, 0, 0) / 1000;
+  assert.equal(parseRetryAfter('0000000000003600', now), 3_600_000);
+  assert.equal(parseRetryAfter('0120', now), 120_000);
+  assert.equal(parseRetryAfter('000', now), 0);
+  assert.equal(parseRetryAfter(`${'0'.repeat(1_000)}5`, now), 5_000);
+  assert.equal(parseRetryAfter('86401', now), 86_400_000);
+  assert.equal(parseRetryAfter('100000', now), 86_400_000);
+  assert.equal(parseRetryAfter('9'.repeat(1_000), now), 86_400_000);
+});
+
+test('HTTP dates: fields of the wrong width (leading zeros, long years) are refused, not misread', () => {
+  for (const text of ['Sun, 006 Nov 1994 08:49:37 GMT', 'Sun, 06 Nov 01994 08:49:37 GMT', 'Sun, 06 Nov 1994 008:49:37 GMT', 'Sun, 6 Nov 1994 08:49:37 GMT',
+    'Sunday, 06-Nov-094 08:49:37 GMT', 'Sun Nov 006 08:49:37 1994', `Sun, 06 Nov ${'0'.repeat(1_000)}1994 08:49:37 GMT`]) {
+    assert.throws(() => parseHTTPDate(text), (error) => error instanceof HeaderError && error.code === 'malformed', text.slice(0, 40));
+  }
+});

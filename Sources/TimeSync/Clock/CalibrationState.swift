@@ -30,7 +30,8 @@ package struct CalibrationState: Sendable {
     package private(set) var history: [String: [OffsetSample]] = [:]
     /// The highest server time the clock vouched for (synchronized) or was handed by its store,
     /// counting on from then: what a reading falls back to without a usable calibration, and what
-    /// the store keeps across reboots.
+    /// the store keeps across reboots. A synchronized calibration raises it; one whose `latest` lies
+    /// below it lowers it to what that calibration vouches for (``ServerClockEvent/floorLowered(by:reason:)``).
     package private(set) var floor: ServerTimeFloor?
     /// How fast the monotonic clock may run against true time: a floor advances at the slowest.
     package let maxDrift: Double
@@ -71,6 +72,22 @@ package struct CalibrationState: Sendable {
     /// calibration changes.
     private mutating func keepFloor(at monotonic: MonotonicInstant) {
         if let vouched = vouchedEarliest(at: monotonic) { raiseFloor(to: vouched, at: monotonic) }
+    }
+
+    /// Lowers a held floor that the synchronized calibration contradicts: when its `latest` at
+    /// `monotonic` lies below the floor there, the floor was raised by a source that was wrong (or a
+    /// store from a clock that was), and what the sources say now replaces it.
+    /// - Returns: The ``ServerClockEvent/floorLowered(by:reason:)`` event, or `nil` when the floor holds.
+    private mutating func correctFloor(at monotonic: MonotonicInstant) -> ServerClockEvent? {
+        guard status == .synchronized, let calibration, let held = floor?.earliest(at: monotonic, maxDrift: maxDrift) else { return nil }
+        let reading = PublishedModel(status: status, model: calibration.model).reading(at: monotonic)
+        guard reading.latest < held else { return nil }
+        floor = ServerTimeFloor(earliest: reading.earliest, since: monotonic)
+        let lowered = held.nanoseconds.saturatingSubtract(reading.earliest.nanoseconds)
+        let sources = calibration.sources.joined(separator: ", ")
+        return .floorLowered(
+            by: .nanoseconds(lowered),
+            reason: "the synchronized time (from \(sources)) is at most \(reading.latest), below the floor of \(held): the floor came from a source or store that was wrong")
     }
 
     /// The samples to save: the estimator's, and the restored history not yet confirmed.
@@ -165,6 +182,7 @@ package struct CalibrationState: Sendable {
             break
         }
         for source in sourcesBefore.subtracting(estimator.sources).sorted() { change.events.append(.sourceLost(source)) }
+        if let lowered = correctFloor(at: monotonic) { change.events.append(lowered) }
         return change
     }
 

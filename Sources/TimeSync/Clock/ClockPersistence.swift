@@ -33,7 +33,7 @@ final class ClockPersistence: Sendable {
         let step: (PersistedCalibration, UInt64)? = state.withLock { state in
             switch state.schedule.changed(at: monotonic, estimate: clock.estimate(at: monotonic), status: clock.status) {
             case .writeNow:
-                return Self.snapshot(&state, clock, at: monotonic, bootSessionID: bootSessionID)
+                return Self.snapshot(&state, clock, at: monotonic, wall: timeBase.wallNow(), bootSessionID: bootSessionID)
             case .writeAt(let instant):
                 guard state.deferredWrite == nil else { return nil }
                 let task = Task.detached(priority: .utility) { [timeBase] in
@@ -60,7 +60,7 @@ final class ClockPersistence: Sendable {
             guard let bootSessionID = timeBase.bootSessionID,
                 state.schedule.deferredWriteDue(at: monotonic, estimate: clock.estimate(at: monotonic), status: clock.status)
             else { return nil }
-            return Self.snapshot(&state, clock, at: monotonic, bootSessionID: bootSessionID)
+            return Self.snapshot(&state, clock, at: monotonic, wall: timeBase.wallNow(), bootSessionID: bootSessionID)
         }
         if let (snapshot, sequence) = step { writer.submit(snapshot, sequence: sequence) }
     }
@@ -71,7 +71,7 @@ final class ClockPersistence: Sendable {
         guard let bootSessionID = timeBase.bootSessionID else { return nil }
         return state.withLock { state in
             state.schedule.flushed(at: monotonic, estimate: clock.estimate(at: monotonic), status: clock.status)
-            return Self.snapshot(&state, clock, at: monotonic, bootSessionID: bootSessionID)
+            return Self.snapshot(&state, clock, at: monotonic, wall: timeBase.wallNow(), bootSessionID: bootSessionID)
         }
     }
 
@@ -109,12 +109,13 @@ final class ClockPersistence: Sendable {
     }
 
     private static func snapshot(
-        _ state: inout State, _ clock: CalibrationState, at monotonic: MonotonicInstant, bootSessionID: String
+        _ state: inout State, _ clock: CalibrationState, at monotonic: MonotonicInstant, wall: UnixTime, bootSessionID: String
     ) -> (PersistedCalibration, UInt64) {
         state.snapshots += 1
-        let snapshot = PersistedCalibration(
+        var snapshot = PersistedCalibration(
             bootSessionID: bootSessionID, savedAt: monotonic, strategy: clock.initialEstimator.name, calibration: clock.calibration,
             samples: clock.persistedSamples, floor: clock.floor(at: monotonic))
+        snapshot.savedAtWallClock = wall
         return (snapshot, state.snapshots)
     }
 }

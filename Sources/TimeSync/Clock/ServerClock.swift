@@ -108,9 +108,16 @@ public final class ServerClock: Clock, Sendable {
     /// once: one vote across sources, one set of events, one persistence decision. What
     /// ``calibrate(with:)-(OffsetSample)`` does for one sample.
     public func calibrate(with samples: [OffsetSample]) {
-        guard !samples.isEmpty else { return }
+        take(samples)
+    }
+
+    /// ``calibrate(with:)-([OffsetSample])``, returning the events it emitted (what a synchronizer
+    /// keeps in its diagnostics).
+    @discardableResult
+    package func take(_ samples: [OffsetSample]) -> [ServerClockEvent] {
+        guard !samples.isEmpty else { return [] }
         // One reading of the clocks, one lock: the calibration and the wall clock's check.
-        apply(checkingWallClock: timeBase.wallClockPair()) { $0.add(samples, at: $1) }
+        return apply(checkingWallClock: timeBase.wallClockPair()) { $0.add(samples, at: $1) }
     }
 
     /// Stops using a source (it is gone, or asked not to be used: NTP `DENY`/`RSTR`). Its samples no
@@ -143,14 +150,19 @@ public final class ServerClock: Clock, Sendable {
     ///   - pair: The clocks read just before, when the wall clock is to be checked too (its change
     ///     event follows the calibration's); the change is then made at its monotonic instant.
     ///   - change: The change, at an instant.
-    func apply(checkingWallClock pair: WallClockPair? = nil, _ change: (inout CalibrationState, MonotonicInstant) -> CalibrationState.Change) {
+    /// - Returns: The change's events.
+    @discardableResult
+    func apply(checkingWallClock pair: WallClockPair? = nil, _ change: (inout CalibrationState, MonotonicInstant) -> CalibrationState.Change) -> [ServerClockEvent] {
         let monotonic = pair?.monotonic ?? monotonicNow()
-        state.withLock { state in
-            publish(change(&state.calibration, monotonic), in: &state)
+        let events = state.withLock { state in
+            let made = change(&state.calibration, monotonic)
+            publish(made, in: &state)
             persistence?.changed(state.calibration, at: monotonic) { [weak self] in self?.deferredWriteDue() }
             if let pair { checkWallClock(pair, in: &state) }
+            return made.events
         }
         sleepers.wakeAll()
+        return events
     }
 
     func publish(_ change: CalibrationState.Change, in state: inout State) {

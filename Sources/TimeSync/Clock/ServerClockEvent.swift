@@ -23,6 +23,10 @@ public enum ServerClockEvent: Sendable, Hashable {
     case storeIgnored(reason: String)
     /// Writing the store failed; the clock is unchanged and the next write tries again.
     case storeFailed(reason: String)
+    /// The synchronized time contradicted the floor kept across reboots (its `latest` lay below the
+    /// floor): the floor came from a source or a store that was wrong, and was lowered by `by` to what
+    /// the synchronized calibration vouches for. `reason` says which sources and by how much.
+    case floorLowered(by: Duration, reason: String)
     /// The clock's status changed (for example `provisional` → `synchronized` as more sources agree).
     case statusChanged(from: SynchronizationStatus, to: SynchronizationStatus)
 }

@@ -9,9 +9,10 @@
 /// rate, still bounds θ; intersecting them keeps the tightest edges — the lowest-delay samples in each
 /// direction — so a delay spike only loosens its own interval and never pulls the estimate.
 /// A step needs confirmation: a new sample that contradicts the source's window is held as a suspect
-/// and changes nothing, until a second suspect agrees with it (the server really stepped its clock:
-/// the window is replaced by the agreeing suspects) or a sample that agrees with the window refutes
-/// it. A new sample that contradicts only older samples while more of the window agrees with it than
+/// and changes nothing, until a suspect from a later, separate measurement agrees with it (the server
+/// really stepped its clock: the window is replaced by the agreeing suspects) or a sample that agrees
+/// with the window refutes it. The samples of one measurement (``add(contentsOf:history:)``) count
+/// as one vote: a server wrong for one exchange series cannot confirm itself. A new sample that contradicts only older samples while more of the window agrees with it than
 /// against it is taken, and the contradicted older samples are dropped. One outlier never wins.
 ///
 /// Across sources, Marzullo's algorithm finds the offset region most sources agree on; sources outside
@@ -39,12 +40,21 @@ public struct IntersectionEstimator: OffsetEstimator {
     struct SourceRecord: Sendable, Hashable {
         var window: [OffsetSample]
         var fit: SourceFit
-        var suspects: [OffsetSample] = []
+        var suspects: [Suspect] = []
+    }
+
+    /// A held sample and the measurement it came in.
+    struct Suspect: Sendable, Hashable {
+        var sample: OffsetSample
+        var measurement: UInt64
     }
 
     /// The drift bound, window size and source timeout it works with.
     public let configuration: EstimatorConfiguration
     private var records: [String: SourceRecord] = [:]
+    /// The number of the measurement being added: each ``add(_:)`` is one, each
+    /// ``add(contentsOf:history:)`` one for all its samples.
+    private var measurement: UInt64 = 0
 
     /// Creates an empty estimator.
     public init(_ configuration: EstimatorConfiguration = .init()) {
@@ -59,6 +69,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     public var sources: [String] { records.keys.sorted() }
 
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+        measurement &+= 1
         insert(sample)
         expireLostSources()
         return outcome()
@@ -69,6 +80,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     /// then votes once.
     public mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
         guard !samples.isEmpty else { return nil }
+        measurement &+= 1
         for sample in samples { insert(sample) }
         if !history.isEmpty {
             let answered = Set(samples.map(\.source))
@@ -136,17 +148,19 @@ public struct IntersectionEstimator: OffsetEstimator {
         records[source]?.fit = fit
     }
 
-    /// Holds a contradicting sample; when another suspect agrees with it, the source stepped: its
-    /// window becomes the agreeing suspects.
+    /// Holds a contradicting sample; when suspects of at least two measurements agree with it, the
+    /// source stepped: its window becomes the agreeing suspects.
     private mutating func hold(_ sample: OffsetSample) {
         guard var record = records[sample.source] else { return }
         var held = record.suspects
-        let index = held.firstIndex { $0.time > sample.time } ?? held.endIndex
-        held.insert(sample, at: index)
+        let index = held.firstIndex { $0.sample.time > sample.time } ?? held.endIndex
+        held.insert(Suspect(sample: sample, measurement: measurement), at: index)
         if held.count > configuration.windowSize { held.removeFirst(held.count - configuration.windowSize) }
-        var confirmed = held
+        var confirmed = held.map(\.sample)
         let fit = Self.fit(&confirmed, configuration)
-        if confirmed.count >= 2, confirmed.contains(sample) {
+        // The fit keeps a suffix of the held samples (it drops the oldest that disagree).
+        let measurements = Set(held.suffix(confirmed.count).map(\.measurement))
+        if confirmed.count >= 2, confirmed.contains(sample), measurements.count >= 2 {
             record = SourceRecord(window: confirmed, fit: fit)
         } else {
             record.suspects = held
@@ -156,7 +170,7 @@ public struct IntersectionEstimator: OffsetEstimator {
 
     /// The samples of each source held as suspects (contradicting the source's window, unconfirmed).
     public var suspectSamples: [OffsetSample] {
-        records.keys.sorted().flatMap { records[$0]!.suspects }
+        records.keys.sorted().flatMap { records[$0]!.suspects.map(\.sample) }
     }
 
     public mutating func removeSource(_ source: String) -> EstimatorOutcome {

@@ -27,6 +27,17 @@ package struct NTPRateLimitKey: NTPRateLimitedClient {
     }
 
     package var rateLimitBits: (high: UInt64, low: UInt64) { (high, low) }
+
+    /// The key of the client this address counts as: an IPv4 address itself, an IPv6 address its
+    /// first `ipv6Length` bits (``ClientPrefix``). An IPv6 address whose first 64 bits are zero
+    /// (loopback, IPv4-mapped and other addresses no client is routed from) and an IPv4 key are
+    /// kept whole.
+    @inline(__always)
+    package func client(ipv6Length: Int) -> NTPRateLimitKey {
+        guard high != 0 else { return self }
+        let prefix = ClientPrefix.ipv6(high: high, low: low, length: ipv6Length)
+        return NTPRateLimitKey(high: prefix.high, low: prefix.low)
+    }
 }
 
 /// What an NTP server does with one request, in the rate limiter's judgement.

@@ -33,6 +33,18 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
     /// ``bootSessionID``): server time is at least this ever after, reboots included. `nil` when the
     /// clock had never been synchronized.
     public var floor: UnixTime?
+    /// The device's wall clock at ``savedAt``, when the saver read it: a store is restored in this
+    /// boot session only if the monotonic time elapsed since the save is not longer than the wall
+    /// time elapsed (with ``restoreTolerance``), so a store from another monotonic epoch that shares
+    /// the boot identifier (a time namespace) cannot pass as this one's.
+    public var savedAtWallClock: UnixTime?
+
+    /// How much longer than the wall clock the monotonic clock may have run since a save before the
+    /// store is taken for another monotonic epoch: 2 s, plus 0.1 % of the elapsed time (far beyond
+    /// any clock's drift or a wall clock's slew).
+    public static func restoreTolerance(elapsed: Duration) -> Duration {
+        .seconds(2) + elapsed / 1000
+    }
 
     /// Creates a snapshot in the current format.
     public init(
@@ -104,8 +116,9 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         case ignored(String)
         /// Saved in this boot session: the calibration, its samples and its floor.
         case restored(PersistedCalibration)
-        /// Saved in another boot session: only the floor (if any) means something now; `reason`
-        /// says why the rest is not used.
+        /// Saved in another boot session, or another monotonic epoch: only the floor (if any) means
+        /// something now, as it was at the save (it does not count on); `reason` says why the rest is
+        /// not used.
         case otherBoot(floor: UnixTime?, reason: String)
     }
 
@@ -143,17 +156,36 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
         if let floor = persisted.floor, !SampleLimits.serverTimes.contains(floor) {
             return .ignored("a floor outside the server times a sample may carry")
         }
+        if let wall = persisted.savedAtWallClock, !SampleLimits.serverTimes.contains(wall) {
+            return .ignored("a save time outside the times a sample may carry")
+        }
         guard let current = timeBase.bootSessionID, bootSessionTag(current, key: key) == persisted.bootSessionID else {
             return .otherBoot(
                 floor: persisted.floor, reason: "saved in another boot session: the monotonic anchor is meaningless after a reboot")
         }
         // Every sample passed the same checks as a fresh one while decoding; the instants must also
         // lie in this boot session's past.
-        let now = timeBase.monotonicNow()
+        let pair = timeBase.wallClockPair()
+        let now = pair.monotonic
         guard SampleLimits.monotonicInstants.contains(persisted.savedAt.nanoseconds), persisted.savedAt <= now,
-            persisted.samples.allSatisfy({ $0.time <= now })
+            persisted.samples.allSatisfy({ $0.time <= now }), persisted.calibration.map({ $0.time <= now }) ?? true
         else {
-            return .ignored("saved in the future of the monotonic clock")
+            return .otherBoot(
+                floor: persisted.floor,
+                reason: "saved in the future of this monotonic clock: another monotonic epoch (a time namespace, or a reboot the boot identifier missed)")
+        }
+        if let wall = persisted.savedAtWallClock {
+            // The monotonic clock may not have run longer than the wall clock since the save: if it
+            // did, either its epoch moved (a time namespace sharing the boot identifier) or the device
+            // clock was set back meanwhile. The two look alike, and only the first makes the anchor
+            // wrong; neither can be ruled out, so only the floor is kept.
+            let monotonicElapsed = Duration.nanoseconds(now.nanoseconds.saturatingSubtract(persisted.savedAt.nanoseconds))
+            let wallElapsed = Duration.nanoseconds(pair.wall.nanoseconds.saturatingSubtract(wall.nanoseconds))
+            if monotonicElapsed > wallElapsed + restoreTolerance(elapsed: monotonicElapsed) {
+                return .otherBoot(
+                    floor: persisted.floor,
+                    reason: "the monotonic clock ran \((monotonicElapsed - wallElapsed).readable) longer than the device clock since the save: another monotonic epoch (a time namespace) or a device clock set back; the anchor cannot be trusted")
+            }
         }
         return .restored(persisted)
     }

@@ -7,17 +7,19 @@ import Darwin
 #endif
 
 /// Whom a connection counts against for a per-address cap: an IPv4 address, or an IPv6 client's
-/// /64 (one host usually owns a whole /64, so counting by single addresses would let it open
-/// connections without end). An IPv4-mapped IPv6 address is its IPv4 address.
+/// prefix (``ClientPrefix``: a /64 unless configured otherwise; one host usually owns a whole /64, so
+/// counting by single addresses would let it open connections without end). An IPv4-mapped IPv6
+/// address is its IPv4 address.
 package enum ConnectionClientAddress: Sendable, Hashable {
     /// An IPv4 address, in network byte order.
     case v4(UInt32)
-    /// The first 64 bits of an IPv6 address.
-    case v6(UInt64)
+    /// An IPv6 client's prefix, the rest of the address cleared.
+    case v6(high: UInt64, low: UInt64)
 
     /// The client of a socket address (`SocketAddress.withSockAddr` gives one); `nil` for a Unix
     /// domain socket or anything but IPv4 and IPv6.
-    package init?(sockaddr address: UnsafePointer<sockaddr>, length: Int) {
+    /// - Parameter ipv6PrefixLength: How many leading bits of an IPv6 address name its client.
+    package init?(sockaddr address: UnsafePointer<sockaddr>, length: Int, ipv6PrefixLength: Int = ClientPrefix.defaultIPv6Length) {
         switch Int32(address.pointee.sa_family) {
         case AF_INET where length >= MemoryLayout<sockaddr_in>.size:
             self = .v4(UnsafeRawPointer(address).loadUnaligned(as: sockaddr_in.self).sin_addr.s_addr)
@@ -27,7 +29,10 @@ package enum ConnectionClientAddress: Sendable, Hashable {
             if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
                 self = .v4(bytes[12..<16].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
             } else {
-                self = .v6(bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) })
+                let prefix = ClientPrefix.ipv6(
+                    high: bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }, low: bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) },
+                    length: ipv6PrefixLength)
+                self = .v6(high: prefix.high, low: prefix.low)
             }
         default:
             return nil

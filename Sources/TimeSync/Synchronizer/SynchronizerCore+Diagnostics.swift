@@ -5,6 +5,13 @@ extension SynchronizerCore {
         for event in events { history.append(.init(time: now, kind: .event(event))) }
     }
 
+    /// Keeps the clock's events that diagnostics report (a lowered floor) in the history, at `now`.
+    package mutating func noteClockEvents(_ events: [ServerClockEvent], at now: MonotonicInstant) {
+        for case .floorLowered(let by, let reason) in events {
+            history.append(.init(time: now, kind: .floorLowered(by: by, reason: reason)))
+        }
+    }
+
     /// Notes the clock's status at `now`: a change from the status last noted goes into the history
     /// (the first status noted is only remembered).
     package mutating func noteStatus(_ status: SynchronizationStatus, at now: MonotonicInstant) {

@@ -39,6 +39,9 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
             case statusChanged(SynchronizationStatus)
             /// The source stopped answering and its name was resolved again.
             case resolved(source: String)
+            /// The synchronized time contradicted the floor kept across reboots, which was lowered by
+            /// `by` (``ServerClockEvent/floorLowered(by:reason:)``).
+            case floorLowered(by: Duration, reason: String)
         }
 
         /// When it happened, on the monotonic clock.

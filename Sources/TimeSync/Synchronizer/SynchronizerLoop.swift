@@ -186,7 +186,7 @@ package final class SynchronizerLoop: Sendable {
         }
         switch result {
         case .success(let samples):
-            clock.calibrate(with: samples)
+            let clockEvents = clock.take(samples)
             let now = clock.timeBase.monotonicNow()
             let error = followsClockError ? clock.reading(at: now).error : nil
             let errorAfter: ((Duration) -> Duration)? =
@@ -195,6 +195,7 @@ package final class SynchronizerLoop: Sendable {
             let events = state.withLock { state in
                 state.inFlight[index] = nil
                 let events = state.core.handle(.samples(source: index, samples), at: now, clockError: error, clockErrorAfter: errorAfter)
+                state.core.noteClockEvents(clockEvents, at: now)
                 state.core.noteStatus(status, at: now)
                 return events
             }

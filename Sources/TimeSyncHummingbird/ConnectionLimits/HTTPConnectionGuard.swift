@@ -8,10 +8,12 @@ import TimeSync
 package final class HTTPConnectionRegistry: Sendable {
     private let table: Locked<HTTPConnectionTable<any Channel>>
     private let listeners = Locked<[ObjectIdentifier]>([])
+    private let ipv6PrefixLength: Int
 
     /// An empty registry.
     package init(limits: HTTPConnectionLimits) {
         table = Locked(HTTPConnectionTable(limits: limits))
+        ipv6PrefixLength = limits.ipv6ClientPrefixLength
     }
 
     /// Once `listener` (the listening socket the connections came from) closes, closes the input of
@@ -35,7 +37,7 @@ package final class HTTPConnectionRegistry: Sendable {
     /// full), or says to close it.
     /// - Returns: Its ID in the registry, or `nil` when it must be closed at once.
     func admit(_ channel: any Channel) -> HTTPConnectionTable<any Channel>.ID? {
-        let admission = table.withLock { $0.admit(channel, from: HTTPClientAddress(channel.remoteAddress)) }
+        let admission = table.withLock { $0.admit(channel, from: HTTPClientAddress(channel.remoteAddress, ipv6PrefixLength: ipv6PrefixLength)) }
         switch admission {
         case .admitted(let id):
             return id

@@ -38,9 +38,12 @@ public struct HTTPConnectionLimits: Sendable, Hashable {
     public var idleTimeout: Duration
     /// The most connections open at once. Default ``defaultMaximumConnections()``.
     public var maximumConnections: Int
-    /// The most connections open at once from one client address (an IPv6 client by its /64).
+    /// The most connections open at once from one client address (an IPv6 client by its prefix, ``ipv6ClientPrefixLength``).
     /// Default 256.
     public var maximumConnectionsPerAddress: Int
+    /// How many leading bits of an IPv6 address name one client for
+    /// ``maximumConnectionsPerAddress`` (default 64: a host usually owns a whole /64), 32 to 128.
+    public var ipv6ClientPrefixLength: Int = 64
 
     /// The shortest timeout: 1 ms.
     public static let shortestTimeout: Duration = .milliseconds(1)

@@ -10,9 +10,10 @@ package typealias HTTPClientAddress = ConnectionClientAddress
 package typealias HTTPConnectionTable = ConnectionTable
 
 extension ConnectionClientAddress {
-    /// The client of a channel's remote address; `nil` for a Unix domain socket or no address.
-    package init?(_ address: SocketAddress?) {
-        guard let client = address?.withSockAddr({ ConnectionClientAddress(sockaddr: $0, length: $1) }) else { return nil }
+    /// The client of a channel's remote address, an IPv6 client by its first `ipv6PrefixLength`
+    /// bits; `nil` for a Unix domain socket or no address.
+    package init?(_ address: SocketAddress?, ipv6PrefixLength: Int = ClientPrefix.defaultIPv6Length) {
+        guard let client = address?.withSockAddr({ ConnectionClientAddress(sockaddr: $0, length: $1, ipv6PrefixLength: ipv6PrefixLength) }) else { return nil }
         self = client
     }
 }
