@@ -90,9 +90,21 @@ package struct CalibrationState: Sendable {
             reason: "the synchronized time (from \(sources)) is at most \(reading.latest), below the floor of \(held): the floor came from a source or store that was wrong")
     }
 
-    /// The samples to save: the estimator's, and the restored history not yet confirmed.
+    /// Restored samples of sources this clock does not use (another run's sources, or a source
+    /// given under another name): never offered to the estimator, but saved again, so a run with
+    /// other sources (a mistyped URL) does not erase what a run with the right ones saved.
+    package private(set) var retained: [OffsetSample] = []
+
+    /// The samples to save: the estimator's, the restored history not yet confirmed, and the
+    /// retained samples of other sources.
     package var persistedSamples: [OffsetSample] {
-        estimator.samples + history.keys.sorted().flatMap { history[$0]! }
+        estimator.samples + history.keys.sorted().flatMap { history[$0]! } + retained
+    }
+
+    /// Keeps a store's samples of sources this clock does not use, to be saved again: the newest,
+    /// at most `limit` of them.
+    package mutating func retain(_ samples: [OffsetSample], limit: Int) {
+        retained = Array(samples.sorted { $0.time < $1.time }.suffix(max(0, limit)))
     }
 
     /// The estimate of θ at an instant (0 without a calibration), for the persistence schedule.
@@ -128,6 +140,7 @@ package struct CalibrationState: Sendable {
         status = .unsynchronized
         isRestored = false
         history = [:]
+        retained = []
         floor = nil
         return change
     }

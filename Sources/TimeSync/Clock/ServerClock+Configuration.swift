@@ -22,8 +22,10 @@ extension ServerClock {
         /// writes after every calibration (still in the background).
         public var persistence: PersistencePolicy
         /// The sources whose stored samples are restored; samples of any other source in the store are
-        /// dropped. `nil` (the default) restores every source. ``TimeSynchronizer`` sets it to its
-        /// sources' names, so a store cannot bring in sources nobody configured.
+        /// not used, but saved again with the clock's own (a run with other sources, such as a
+        /// mistyped URL, does not erase what a run with the right ones saved). `nil` (the default)
+        /// restores every source. ``TimeSynchronizer`` sets it to its sources' names, so a store
+        /// cannot bring in sources nobody configured.
         public var restorableSources: Set<String>?
 
         /// Creates a configuration.

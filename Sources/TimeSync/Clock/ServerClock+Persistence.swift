@@ -82,9 +82,13 @@ extension ServerClock {
         case .restored(let persisted):
             let allowed = configuration.restorableSources
             let samples = allowed.map { allowed in persisted.samples.filter { allowed.contains($0.source) } } ?? persisted.samples
+            let others = allowed.map { allowed in persisted.samples.filter { !allowed.contains($0.source) } } ?? []
             state.withLock { state in
                 // The floor held at the save, in this boot session: it counts on from then.
                 if let floor = persisted.floor { state.calibration.raiseFloor(to: floor, at: persisted.savedAt) }
+                // Other sources' samples are not used, but kept for the run whose sources they are;
+                // with this run's own, they stay within what a store may hold.
+                state.calibration.retain(others, limit: PersistedCalibration.maximumSamples / 2)
                 publish(state.calibration.restore(samples), in: &state)
             }
         }
