@@ -414,7 +414,8 @@ function driftTerm(rate, elapsed) {
 
 /**
  * Runs the estimator over a stream written by `timesync simulate --write-streams` (integers as
- * decimal strings) and returns its outcome after each sample as a row of the same format.
+ * decimal strings) and returns its outcome after each measurement (each sample, when the stream
+ * names no measurements) as a row of the same format.
  */
 export function replayStream(stream) {
   const c = stream.configuration;
@@ -422,10 +423,16 @@ export function replayStream(stream) {
     maxDrift: c.maxDrift, rateWander: c.rateWander, windowSize: c.windowSize,
     sourceTimeout: BigInt(c.sourceTimeout), serverSlew: c.serverSlew, serverSlewLimit: BigInt(c.serverSlewLimit),
   });
-  return stream.samples.map(([source, lower, upper, time, span, delay]) => {
-    const outcome = estimator.add(makeSample({
-      source, lower: BigInt(lower), upper: BigInt(upper), time: BigInt(time), span: BigInt(span), delay: BigInt(delay),
-    }));
+  const samples = stream.samples.map(([source, lower, upper, time, span, delay]) => makeSample({
+    source, lower: BigInt(lower), upper: BigInt(upper), time: BigInt(time), span: BigInt(span), delay: BigInt(delay),
+  }));
+  // One outcome per measurement: the stream says how many samples each holds, or one each.
+  const sizes = stream.measurements ?? samples.map(() => 1);
+  let next = 0;
+  return sizes.map((size) => {
+    const batch = samples.slice(next, next + size);
+    next += size;
+    const outcome = size === 1 ? estimator.add(batch[0]) : estimator.addMeasurement(batch);
     if (!outcome.calibration) return [outcome.kind];
     const { time: anchor, offset, estimate, rate } = outcome.calibration;
     return [outcome.kind, String(anchor), String(offset.lower), String(offset.upper), String(estimate),

@@ -14,8 +14,12 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
     public var configuration: Settings
     /// Each sample in order of arrival: source, lower, upper, time, span, delay (nanoseconds).
     public var samples: [[String]]
-    /// After each sample: the outcome's kind, then for a calibration its anchor, lower and upper
-    /// bounds and estimate (nanoseconds), and its rate's lower bound, upper bound and estimate.
+    /// How many of ``samples``, in order, each measurement holds, when a measurement holds more than
+    /// one (an HTTP source's several requests); `nil` when each sample is a measurement of its own.
+    public var measurements: [Int]?
+    /// After each measurement (each sample, without ``measurements``): the outcome's kind, then for a
+    /// calibration its anchor, lower and upper bounds and estimate (nanoseconds), and its rate's
+    /// lower bound, upper bound and estimate.
     public var outcomes: [[String]]
 
     /// `EstimatorConfiguration` as the stream carries it.
@@ -50,15 +54,23 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
     ///   - configuration: The estimator's settings, written into the stream.
     ///   - limit: At most this many samples, the first ones.
     public init(_ scenario: SimulationScenario, seed: UInt64, configuration: EstimatorConfiguration = .init(), limit: Int = .max) {
-        let stream = Simulation.World(scenario: scenario).samples(seed: seed).prefix(max(0, limit)).map(\.sample)
+        // Whole measurements, up to `limit` samples.
+        var batches: [[OffsetSample]] = []
+        var count = 0
+        for measurement in Simulation.World(scenario: scenario).measurements(seed: seed) {
+            guard count + measurement.samples.count <= max(0, limit) else { break }
+            batches.append(measurement.samples)
+            count += measurement.samples.count
+        }
         var estimator = IntersectionEstimator(configuration)
         self.scenario = scenario.name
         self.seed = seed
         self.configuration = Settings(configuration)
-        samples = stream.map {
+        samples = batches.joined().map {
             [$0.source, String($0.offset.lower), String($0.offset.upper), String($0.time.nanoseconds), String($0.span), String($0.delay)]
         }
-        outcomes = stream.map { Self.encode(estimator.add($0)) }
+        measurements = batches.contains { $0.count > 1 } ? batches.map(\.count) : nil
+        outcomes = batches.map { Self.encode(estimator.add(contentsOf: $0) ?? .noSamples) }
     }
 
     /// An outcome as a row of ``outcomes``.
@@ -76,7 +88,7 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
             + [calibration.rate.lower, calibration.rate.upper, calibration.rate.estimate].map { String($0) }
     }
 
-    /// The outcomes another implementation reported, one row per sample as in ``outcomes``, read
+    /// The outcomes another implementation reported, one row per measurement as in ``outcomes``, read
     /// back into what the simulator scores.
     /// - Throws: ``EstimatorStreamError`` for a row that is not an outcome.
     public static func decode(_ rows: [[String]], slew: SlewAllowance) throws(EstimatorStreamError) -> [EstimatorOutcome] {

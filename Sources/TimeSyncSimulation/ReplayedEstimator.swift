@@ -1,7 +1,7 @@
 import TimeSync
 
-/// An estimator that answers each sample with the next of outcomes computed elsewhere, on the same
-/// stream in the same order (``Strategy/replayed(name:outcomes:)``); past their end it answers
+/// An estimator that answers each measurement (each sample added alone) with the next of outcomes
+/// computed elsewhere, on the same stream in the same order (``Strategy/replayed(name:outcomes:)``); past their end it answers
 /// `EstimatorOutcome/noSamples`.
 public struct ReplayedEstimator: OffsetEstimator {
     public let configuration: EstimatorConfiguration
@@ -22,6 +22,14 @@ public struct ReplayedEstimator: OffsetEstimator {
 
     public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         taken.append(sample)
+        defer { next += 1 }
+        return next < outcomes.count ? outcomes[next] : .noSamples
+    }
+
+    /// A measurement's samples, answered with one outcome (the streams carry one per measurement).
+    public mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
+        guard !samples.isEmpty else { return nil }
+        taken.append(contentsOf: samples)
         defer { next += 1 }
         return next < outcomes.count ? outcomes[next] : .noSamples
     }

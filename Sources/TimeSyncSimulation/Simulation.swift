@@ -28,7 +28,7 @@ public enum Simulation {
         configuration: EstimatorConfiguration = .init(), seriesPoints: Int = 0
     ) -> SimulationReport {
         let world = World(scenario: scenario)
-        let samples = world.samples(seed: seed)
+        let measurements = world.measurements(seed: seed)
         var estimators = strategies.map { $0.makeEstimator(configuration) }
         var calibrations = [Calibration?](repeating: nil, count: strategies.count)
         var statistics = [ErrorStatistics](repeating: ErrorStatistics(), count: strategies.count + 1)
@@ -39,19 +39,20 @@ public enum Simulation {
         var next = 0
         var t = scenario.readingInterval
         while t <= scenario.duration {
-            // Deliver every sample whose reply arrived by now.
-            while next < samples.count && samples[next].arrival <= t {
-                let sample = samples[next].sample
+            // Deliver every measurement whose last reply arrived by now, as one.
+            while next < measurements.count && measurements[next].arrival <= t {
+                let batch = measurements[next].samples
+                let sample = batch[batch.count - 1]
                 for index in estimators.indices {
-                    switch estimators[index].add(sample) {
+                    switch estimators[index].add(contentsOf: batch) ?? .noSamples {
                     case .calibrated(let calibration): calibrations[index] = calibration
                     // Not vouched for: the reading counts as unsynchronized, not against coverage.
                     case .contradicted, .noMajority: calibrations[index] = nil
                     case .noSamples: calibrations[index] = nil
                     }
                 }
-                // The wall-clock baseline: server − local wall clock, taken at the reply.
-                let wallAtReply = world.wall(at: samples[next].arrival)
+                // The wall-clock baseline: server − local wall clock, taken at the last reply.
+                let wallAtReply = world.wall(at: measurements[next].arrival)
                 wallBaseline = (
                     sample.offset.midpoint + sample.time.nanoseconds - wallAtReply.nanoseconds,
                     sample.offset.halfWidth
@@ -87,7 +88,7 @@ public enum Simulation {
         var results = strategies.indices.map { statistics[$0].result(name: strategies[$0].name) }
         results.append(statistics[strategies.count].result(name: wallClockBaseline))
         return SimulationReport(
-            scenario: scenario.name, seed: seed, samples: samples.count,
+            scenario: scenario.name, seed: seed, samples: measurements.map(\.samples.count).reduce(0, +),
             readings: readingCount, strategies: results)
     }
 
@@ -116,31 +117,61 @@ public enum Simulation {
 
         func isOffline(_ t: Double) -> Bool { scenario.offline.contains { $0.contains(t) } }
 
-        /// Every exchange of the run, in order of arrival.
+        /// What a server answers at `t`: its clock, a glitch's or a replayed answer's time.
+        func answer(_ server: SimulatedServer, at t: Double) -> UnixTime {
+            UnixTime(nanoseconds: trueStart + Int64(clamping: (t + server.answerError(at: t)) * 1e9))
+        }
+
+        /// Every exchange of the run, in order of arrival, each on its own.
         func samples(seed: UInt64) -> [(arrival: Double, sample: OffsetSample)] {
+            measurements(seed: seed).flatMap { measurement in measurement.samples.map { (measurement.arrival, $0) } }
+        }
+
+        /// Every measurement of the run (a poll's exchanges that were answered), in order of its last
+        /// reply's arrival.
+        func measurements(seed: UInt64) -> [(arrival: Double, samples: [OffsetSample])] {
             var generator = SeededGenerator(seed: seed)
-            var result: [(arrival: Double, sample: OffsetSample)] = []
+            var result: [(arrival: Double, samples: [OffsetSample])] = []
             for (index, server) in scenario.servers.enumerated() {
                 // Servers are polled out of phase with each other.
                 var t = scenario.pollInterval * Double(index) / Double(scenario.servers.count) + 0.5
                 while t < scenario.duration {
                     defer { t += scenario.pollInterval * (0.9 + 0.2 * generator.nextUnit()) }
-                    let forward = scenario.forward.sample(&generator)
-                    let backward = scenario.backward.sample(&generator)
-                    let lost = generator.nextBool(probability: scenario.loss) || generator.nextBool(probability: scenario.loss)
-                    let arrival = t + forward + server.processing + backward
-                    if lost || isOffline(t) || isOffline(arrival) || arrival > scenario.duration { continue }
-                    guard
-                        let sample = try? OffsetSample.exchange(
-                            source: server.name, requestSent: monotonic(at: t),
-                            serverReceive: serverClock(server, at: t + forward),
-                            serverTransmit: serverClock(server, at: t + forward + server.processing),
-                            responseReceived: monotonic(at: arrival))
-                    else { continue }
-                    result.append((arrival, sample))
+                    var batch: [OffsetSample] = []
+                    var last = t
+                    for request in 0..<server.requestsPerPoll {
+                        let sent = t + Double(request) * 0.05
+                        let forward = scenario.forward.sample(&generator)
+                        let backward = scenario.backward.sample(&generator)
+                        let lost = generator.nextBool(probability: scenario.loss) || generator.nextBool(probability: scenario.loss)
+                        let arrival = sent + forward + server.processing + backward
+                        if lost || isOffline(sent) || isOffline(arrival) || arrival > scenario.duration { continue }
+                        guard let sample = exchange(server, sent: sent, forward: forward, arrival: arrival) else { continue }
+                        batch.append(sample)
+                        last = max(last, arrival)
+                    }
+                    if !batch.isEmpty { result.append((last, batch)) }
                 }
             }
             return result.sorted { $0.arrival < $1.arrival }
+        }
+
+        /// One exchange's sample, by the server's scheme: its receive and transmit stamps, or the
+        /// `Date` of its transmit time (truncated to the second).
+        private func exchange(_ server: SimulatedServer, sent: Double, forward: Double, arrival: Double) -> OffsetSample? {
+            let transmit = answer(server, at: sent + forward + server.processing)
+            switch server.scheme {
+            case .exchange:
+                return try? OffsetSample.exchange(
+                    source: server.name, requestSent: monotonic(at: sent), serverReceive: answer(server, at: sent + forward),
+                    serverTransmit: transmit, responseReceived: monotonic(at: arrival))
+            case .date:
+                let second: Int64 = 1_000_000_000
+                let truncated = UnixTime(nanoseconds: transmit.nanoseconds - ((transmit.nanoseconds % second) + second) % second)
+                return try? OffsetSample.timestamp(
+                    source: server.name, serverTime: truncated, resolution: .seconds(1), requestSent: monotonic(at: sent),
+                    responseReceived: monotonic(at: arrival))
+            }
         }
     }
 }

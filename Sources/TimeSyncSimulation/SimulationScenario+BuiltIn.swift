@@ -5,7 +5,12 @@ extension SimulationScenario {
     /// The built-in scenarios, by name.
     public static let builtIn: [SimulationScenario] = [
         lan, wifi, mobile, asymmetric, falsetickers, offlineDrift, tamper, serverStep, serverSlew,
+        httpGlitch, httpReplay, dateGlitch, dateReplay,
     ]
+
+    /// Eight moments, ten minutes apart from 10 min on, when an HTTP server's answers are 30 s off
+    /// for 10 s (less than a poll interval: one measurement sees each, or none).
+    static let answerGlitches = (0..<8).map { ClockGlitch(at: 600 + Double($0) * 600, duration: 10, by: 30) }
 
     /// A built-in scenario by name.
     public static func named(_ name: String) -> SimulationScenario? { builtIn.first { $0.name == name } }
@@ -157,4 +162,67 @@ extension SimulationScenario {
                     ClockSlew(at: 4800, duration: 600, rate: 100e-6),
                 ])
         ])
+
+    /// Your own HTTP server with `TimeSync-Time`, whose answers are 30 s off now and then.
+    public static let httpGlitch = SimulationScenario(
+        name: "http-glitch",
+        provenance: """
+            Wi-Fi path as in `wifi`; your own HTTP server with the `TimeSync-Time` header, measured \
+            with three requests per poll (what an HTTP time source sends over one connection) every \
+            16 s. Eight times, ten minutes apart, its answers are 30 s off for 10 s while its clock is \
+            right (a backend behind the load balancer with a wrong clock, a proxy or a spoofer holding \
+            the path for a moment): the truth does not follow them. One measurement's three samples \
+            agree with each other, so only a rule that wants a later measurement keeps them out. \
+            Oscillator 10 ppm.
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 10e-6,
+        servers: [SimulatedServer(name: "http-server", requestsPerPoll: 3, glitches: answerGlitches)])
+
+    /// An HTTP server whose timestamp header, after an hour, comes from one stored response.
+    public static let httpReplay = SimulationScenario(
+        name: "http-replay",
+        provenance: """
+            Wi-Fi path as in `wifi`; an HTTP server with a precise timestamp header but no nonce (a \
+            `Response-Timestamp` of your API, three requests per poll every 16 s) that after an \
+            hour answers with one stored response, replayed (a cache that ignores `no-store`, or a \
+            spoofer). With `TimeSync-Time` the nonce refuses such answers before they are samples; \
+            without it only the estimator can. Its clock, the truth, runs on. Oscillator 10 ppm.
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 10e-6,
+        servers: [SimulatedServer(name: "http-server", requestsPerPoll: 3, frozenFrom: 3600)])
+
+    /// Any HTTPS server's `Date`, 30 s off now and then.
+    public static let dateGlitch = SimulationScenario(
+        name: "date-glitch",
+        provenance: """
+            Wi-Fi path as in `wifi`; a server that tells the time only by its one-second `Date` \
+            header, measured with eight requests 50 ms apart per poll (what a `Date` source sends) \
+            every 16 s. Eight times, ten minutes apart, its answers are 30 s off for 10 s while its \
+            clock is right (another backend, a cache, a proxy): the truth does not follow them. \
+            Oscillator 10 ppm.
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 10e-6,
+        servers: [SimulatedServer(name: "date-server", scheme: .date, requestsPerPoll: 8, glitches: answerGlitches)])
+
+    /// A `Date` server that, after an hour, replays one stored response for ever.
+    public static let dateReplay = SimulationScenario(
+        name: "date-replay",
+        provenance: """
+            Wi-Fi path as in `wifi`; a `Date`-only server (eight requests 50 ms apart per poll, every \
+            16 s) that after an hour answers with one stored response, replayed: a `Date` that never \
+            moves again, no nonce, no `Age` (a misconfigured cache or a spoofer replaying what it \
+            saw). Its clock, the truth, runs on. A strategy should stop vouching for the time once \
+            successive measurements contradict each other; one that follows the replay falls a \
+            second further behind every second. Oscillator 10 ppm.
+            """,
+        duration: 7200, pollInterval: 16,
+        forward: wifiDelay, backward: wifiDelay,
+        loss: 0.005, localDrift: 10e-6,
+        servers: [SimulatedServer(name: "date-server", scheme: .date, requestsPerPoll: 8, frozenFrom: 3600)])
 }

@@ -128,8 +128,9 @@ func runNodeEstimator(_ script: String, on stream: EstimatorStream, slew: SlewAl
     guard process.terminationStatus == 0 else {
         throw NodeEstimatorError(description: "node \(script) exited with status \(process.terminationStatus); run it by hand on the output of --write-streams to see why")
     }
-    guard let rows = try? JSONDecoder().decode([[String]].self, from: answer), rows.count == stream.samples.count else {
-        throw NodeEstimatorError(description: "node \(script) did not answer one outcome row per sample (\(stream.samples.count)) as a JSON array of string arrays")
+    let expected = stream.outcomes.count
+    guard let rows = try? JSONDecoder().decode([[String]].self, from: answer), rows.count == expected else {
+        throw NodeEstimatorError(description: "node \(script) did not answer one outcome row per measurement (\(expected)) as a JSON array of string arrays")
     }
     return try EstimatorStream.decode(rows, slew: slew)
 }

@@ -1,6 +1,6 @@
 // One estimator, two languages: the Swift simulator's streams (`timesync simulate --scenario all
 // --write-streams web/test/fixtures/estimator-streams.json`) with the Swift estimator's outcome
-// after every sample; this client's estimator must give the same outcome, its bounds and estimate
+// after every measurement (one sample, or an HTTP source's several); this client's estimator must give the same outcome, its bounds and estimate
 // within 1 µs. (A Swift test checks that the file is what the simulator writes today.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,9 @@ import { IntersectionEstimator, makeSample, replayStream } from '../timesync.js'
 const streams = JSON.parse(readFileSync(new URL('./fixtures/estimator-streams.json', import.meta.url), 'utf8'));
 
 test('the fixture covers every built-in scenario and every kind of outcome', () => {
-  assert.equal(streams.length, 9);
+  assert.equal(streams.length, 13);
+  // The HTTP and Date scenarios deliver several samples per measurement: the batch rule is compared too.
+  assert.ok(streams.filter((s) => s.measurements).length >= 4, 'no stream with measurements of several samples');
   const kinds = new Set(streams.flatMap((s) => s.outcomes.map((o) => o[0])));
   for (const kind of ['calibrated', 'contradicted', 'noMajority']) assert.ok(kinds.has(kind), `no ${kind} outcome in the fixture`);
   assert.ok(new Set(streams.flatMap((s) => s.samples.map((x) => x[0]))).size >= 6, 'too few sources');
@@ -35,7 +37,7 @@ for (const stream of streams) {
       }
       for (const k of [5, 6, 7]) largestRate = Math.max(largestRate, Math.abs(Number(row[k]) - Number(theirs[k])));
     });
-    t.diagnostic(`${stream.samples.length} samples, largest difference ${largest} ns in bounds and estimate, ${largestRate} in rate`);
+    t.diagnostic(`${stream.samples.length} samples in ${stream.outcomes.length} measurements, largest difference ${largest} ns in bounds and estimate, ${largestRate} in rate`);
   });
 }
 
