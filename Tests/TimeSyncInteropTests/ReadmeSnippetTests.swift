@@ -25,24 +25,26 @@ private func quickStart() async throws {
         schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds), .date],
         reference: .service("api.example.com"))
     let sync = try TimeSynchronizer(sources: [api], store: UserDefaultsCalibrationStore())
+    // Subscribe before starting, so no event is missed: `.noSourceAnswered` comes as soon as a round of
+    // polls brought no answer at all, each source with its reason.
+    let events = sync.events()
+    Task {
+        for await event in events {
+            if case .noSourceAnswered(let errors) = event {
+                print("no time source answered:", errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))
+            }
+        }
+    }
     sync.start()
 
     // With this one source, its first answer makes the clock `.synchronized`. With several sources the
     // first reading is `.provisional` (one reply could be a liar's) until min(3, sources) agree; it is
     // usable, with its bounds. After a relaunch the stored calibration answers at once (`isRestored`).
-    // When nothing answers in time, each source says why (no reply, refused, a response it rejected…).
     if let first = await sync.firstReading(timeout: .seconds(5)) {
         print(first.status, first.serverTime, "±", first.error)
     } else {
-        for source in sync.sourceStatuses() {
-            print("\(source.source): \(source.state)", source.lastError ?? "no answer yet")
-        }
-    }
-    // The same news as it happens: `.noSourceAnswered` once a round of polls brought no answer at all.
-    Task {
-        for await event in sync.events() {
-            if case .noSourceAnswered(let errors) = event { print("no time source answered:", errors) }
-        }
+        // Unsynchronized, the clock reads this device's own time; the summary says why, in one line.
+        print(sync.diagnostics().summary)
     }
 
     // Has the sale certainly started? Only `.within` is a yes.

@@ -64,6 +64,42 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
 
     /// How many events ``history`` keeps: 32.
     public static let historyLength = 32
+
+    /// One line saying where the clock stands and why, for a log or a support screen. An
+    /// unsynchronized clock reads the device's own time, and this says so, with each source's last
+    /// failure or that none has answered yet:
+    ///
+    /// ```swift
+    /// let now = TimeSynchronizer.shared.clock.now
+    /// print(TimeSynchronizer.shared.diagnostics().summary)
+    /// // unsynchronized: the clock reads this device's own time; none of 8 sources has answered yet …
+    /// ```
+    public var summary: String {
+        let selected = sources.filter { $0.state == .selected }.map(\.source)
+        let failures = sources.compactMap { source in source.lastFailure.map { "\(source.source): \($0.reason)" } }
+        let waiting = sources.filter { $0.state == .pending && $0.lastFailure == nil }.count
+        func why() -> String {
+            if !failures.isEmpty {
+                let pending = waiting > 0 ? "; \(waiting) not answered yet" : ""
+                return "no source answered (\(failures.joined(separator: "; "))\(pending))"
+            }
+            if sources.isEmpty { return "it has no source" }
+            if nextPoll == nil, waiting == sources.count { return "none of its \(sources.count) sources has been asked: call start()" }
+            return "none of \(sources.count) sources has answered yet"
+        }
+        switch status {
+        case .synchronized:
+            return "synchronized by \(selected.isEmpty ? "its calibration" : selected.joined(separator: ", "))"
+        case .provisional:
+            return "provisional: \(selected.count) source(s) agree (\(selected.joined(separator: ", "))), fewer than the clock asks for, or the latest measurement contradicts the earlier ones; usable with its bounds"
+        case .noMajority:
+            return "no majority: the sources disagree and fewer than half agree on one time; the last calibration ages with its bounds"
+        case .floorOnly:
+            return "floor only: after a reboot only a lower bound on server time is known; \(why())"
+        case .unsynchronized:
+            return "unsynchronized: the clock reads this device's own time; \(why())"
+        }
+    }
 }
 
 /// What a ``TimeSynchronizer`` knows of one source's polling, for ``SynchronizerDiagnostics``.

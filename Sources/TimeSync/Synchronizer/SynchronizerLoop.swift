@@ -203,7 +203,7 @@ package final class SynchronizerLoop: Sendable {
             onNotice(.measured(name: source.name, samples: samples))
             onNotice(.events(events))
         case .failure(let error):
-            clock.reject(source: source.name, reason: "\(error)")
+            clock.reject(source: source.name, reason: ErrorMessage.of(error))
             let outcome = source.outcome(error)
             let now = clock.timeBase.monotonicNow()
             let (events, next) = state.withLock { state in
@@ -220,7 +220,7 @@ package final class SynchronizerLoop: Sendable {
 
     /// What a failed measurement tells the core.
     static func event(_ index: Int, error: any Error, outcome: PollOutcome) -> SynchronizerCore.Event {
-        .failed(source: index, outcome: outcome, refusal: (error as? any SourceFailure)?.refusalCode, error: "\(error)")
+        .failed(source: index, outcome: outcome, refusal: (error as? any SourceFailure)?.refusalCode, error: ErrorMessage.of(error))
     }
 
     /// Sleeps until `deadline` (forever when `nil`), or until a wake-up after `generation`.

@@ -38,6 +38,22 @@ import TimeSyncTesting
         #expect(sources[0].reachability == 0b10)
     }
 
+    /// Offline, the clock reads the device's time: the summary says so, and why (each source's last
+    /// failure, or that none has answered yet), in one line.
+    @Test func theSummarySaysWhyTheClockIsUnsynchronized() {
+        var core = SynchronizerCore(sources: ["a", "b"], start: start)
+        #expect(core.diagnostics(view, at: start).summary == "unsynchronized: the clock reads this device's own time; none of 2 sources has answered yet")
+        #expect(core.nextAction(at: start) == .poll(source: 0))
+        #expect(core.nextAction(at: start) == .poll(source: 1))
+        let refused = URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "Could not connect to the server."])
+        _ = core.handle(.failed(source: 0, outcome: .failure, refusal: nil, error: ErrorMessage.of(refused)), at: at(1))
+        let summary = core.diagnostics(view, at: at(1)).summary
+        #expect(summary == "unsynchronized: the clock reads this device's own time; no source answered (a: Could not connect to the server. [URLError -1004]; 1 not answered yet)")
+        #expect(!summary.contains("Error Domain"), "no raw NSError dump")
+        let synchronized = SynchronizerCore.ClockView(status: .synchronized, selected: ["b"], heard: ["b"], suspects: [], wallShift: 0)
+        #expect(core.diagnostics(synchronized, at: at(1)).summary == "synchronized by b")
+    }
+
     @Test func theHistoryKeepsTheNewestEventsUpToItsLength() {
         var core = SynchronizerCore(sources: ["a"], configuration: .init(unreachableAfter: 1000), start: start)
         let length = SynchronizerDiagnostics.historyLength
