@@ -56,8 +56,8 @@ func runDemo(_ options: DemoOptions) async throws {
 
     print("""
         TimeSync demo
-          server: in-process, its clock \(Duration.readable(seconds: options.serverOffset)) ahead of this device,
-                  reached over a simulated mobile link (20-80 ms each way, seeded)
+          servers: three in-process edge servers of one service, sharing one clock \(Duration.readable(seconds: options.serverOffset)) ahead
+                   of this device, each reached over a simulated mobile link (20-80 ms each way, seeded)
           device: its wall clock will be moved forward one hour halfway through
 
         """)
@@ -65,6 +65,9 @@ func runDemo(_ options: DemoOptions) async throws {
     synchronizer.start()
     if let provisional = await synchronizer.firstReading(timeout: .seconds(5)) {
         print("first reading (\(provisional.status)) after \((ContinuousClock.now - started).readable): \(provisional.serverTime) ± \(provisional.error.readable)")
+        if provisional.status == .provisional {
+            print("  provisional: usable with its bounds, but fewer servers agree than the clock asks for (one reply could be a liar's)")
+        }
     }
     guard await synchronizer.waitUntilSynchronized(timeout: .seconds(5)) else {
         throw DemoFailure(

@@ -25,9 +25,18 @@ func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits
     var hummingbirdLogger = logger
     if logger.logLevel == .info { hummingbirdLogger.logLevel = .notice }
     let web = webClientFiles()
+    let listening = Locked(false)
     let application = TimeSyncHTTPServer.application(
         host: host, port: port, timeBase: SystemTimeBase(), limits: limits, cors: cors, files: web ?? [:], logger: hummingbirdLogger,
         onServerRunning: { boundPort in
+            listening.withLock { $0 = true }
+            // The address to open: a wildcard address is reached on this machine as loopback.
+            let reachable = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
+            let base = "http://\(HostPort.format(host: reachable, port: boundPort))"
+            logger.notice(
+                web == nil
+                    ? "serving the time at \(base)/time"
+                    : "open \(base)/ in a browser: the demo page, a countdown with its error bound (the time itself at \(base)/time)")
             logger.info(
                 "HTTP time server listening",
                 metadata: [
@@ -38,7 +47,9 @@ func makeHTTPServerService(host: String, port: Int, limits: HTTPConnectionLimits
                     "webClient": "\(web == nil ? "not bundled beside this executable" : "/timesync.js, demo page /")",
                 ])
         })
-    return StopLogged(base: application, logger: logger, message: "HTTP time server stopped", address: "\(host):\(port)")
+    return StopLogged(
+        base: application, logger: logger, message: "HTTP time server stopped", address: "\(host):\(port)",
+        started: { listening.withLock { $0 } })
 }
 
 /// The JavaScript client (`/timesync.js`) and its demo page (`/`), from the resources SwiftPM builds
@@ -60,15 +71,18 @@ func webClientFiles() -> [String: TimeSyncHTTPServer.StaticFile]? {
     return nil
 }
 
-/// A service that logs its stop once it has stopped, as the NTP, NTS-KE and Roughtime servers do.
+/// A service that logs its stop once it has stopped, as the NTP, NTS-KE and Roughtime servers do;
+/// one that never started (its port in use) logs nothing: its error says what happened.
 struct StopLogged<Base: Service>: Service {
     let base: Base
     let logger: Logger
     let message: Logger.Message
     let address: String
+    /// Whether the service got as far as listening.
+    var started: @Sendable () -> Bool = { true }
 
     func run() async throws {
-        defer { logger.info(message, metadata: ["address": .string(address)]) }
+        defer { if started() { logger.info(message, metadata: ["address": .string(address)]) } }
         try await base.run()
     }
 }
