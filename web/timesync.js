@@ -778,6 +778,7 @@ export class TimeSyncClient extends EventTarget {
   #pollTimer = null;
   #running = false;
   #syncing = null;
+  #followUp = null; // the reason of a resync asked for while a sync was under way: it runs after that one
   #lastSync = -Infinity;
   #watch = null; // { mono, wall } at the last check
   #retryAt = new Map(); // source name → monotonic ms before which it is not asked
@@ -785,7 +786,7 @@ export class TimeSyncClient extends EventTarget {
   #listeners = [];
   #sleepers = new Set(); // pending waits of a sync, ended by stop()
   #epoch = 0; // counts stops: a sync started before one gives up after its next wait
-  #resets = 0; // counts estimator resets: a round's samples from before one are not taken
+  #resets = 0; // counts estimator resets: a sample whose request left before one is not taken
   #stamped = new Set(); // names of the 'timesync' sources that have answered with TimeSync-Time
 
   /**
@@ -854,6 +855,7 @@ export class TimeSyncClient extends EventTarget {
   stop() {
     this.#running = false;
     this.#epoch += 1;
+    this.#followUp = null;
     for (const done of [...this.#sleepers]) done();
     for (const remove of this.#listeners.splice(0)) remove();
     for (const id of this.#timers) this.#clearTimeout(id);
@@ -995,7 +997,10 @@ export class TimeSyncClient extends EventTarget {
       return samples;
     })().finally(() => {
       this.#syncing = null;
-      this.#schedulePoll();
+      const followUp = this.#followUp;
+      this.#followUp = null;
+      if (followUp !== null && this.#running) this.sync(followUp).catch(() => {});
+      else this.#schedulePoll();
     });
     return this.#syncing;
   }
@@ -1008,16 +1013,20 @@ export class TimeSyncClient extends EventTarget {
    */
   async #measureSource(source, burst) {
     const epoch = this.#epoch;
-    const round = []; // { sample, resets }: the samples and the estimator resets before each
+    // { sample, resets }: the samples, each with the estimator resets before its request left. A
+    // request under way across a pause of the monotonic clock (seen, and the estimator reset, before
+    // its answer came) measured the offset from before the pause: its answer is not taken.
+    const round = [];
     const fresh = () => round.filter((entry) => entry.resets === this.#resets).map((entry) => entry.sample);
     const measure = async () => {
       let last = null;
       for (let i = 0; i < burst; i++) {
         if (i > 0) await this.#sleep(this.#options.burstSpacing);
         if (this.#epoch !== epoch) return;
+        const resets = this.#resets;
         const sample = await this.#request(source);
         if (!sample) break;
-        round.push({ sample, resets: this.#resets });
+        round.push({ sample, resets });
         last = sample;
       }
       // A `Date` source (one-second resolution): time requests so the server's second boundary falls
@@ -1027,8 +1036,9 @@ export class TimeSyncClient extends EventTarget {
         if (plan === null) break;
         await this.#sleep(plan);
         if (this.#epoch !== epoch) return;
+        const resets = this.#resets;
         last = await this.#request(source);
-        if (last) round.push({ sample: last, resets: this.#resets });
+        if (last) round.push({ sample: last, resets });
       }
     };
     await measure();
@@ -1285,10 +1295,16 @@ export class TimeSyncClient extends EventTarget {
     this.#pollTimer = this.#after(interval, () => { this.#pollTimer = null; this.sync('poll').catch(() => {}); });
   }
 
-  /** An event-driven resync, no closer than `minResyncInterval` to the last (unless it must). */
+  /**
+   * An event-driven resync, no closer than `minResyncInterval` to the last (unless it must). While a
+   * sync is under way it follows that one: its requests may have left before what calls for this
+   * (a frozen page, a pause, a jump), and joining it would measure nothing afresh. The first reason
+   * asked for names the follow-up; however many are asked for, one follows.
+   */
   #resync(reason, force = false) {
     if (!this.#running) return;
     if (!force && this.#clock.monotonic() - this.#lastSync < this.#options.minResyncInterval) return;
+    if (this.#syncing) { this.#followUp ??= reason; return; }
     this.sync(reason).catch(() => {});
   }
 

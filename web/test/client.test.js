@@ -130,6 +130,53 @@ test('a frozen page shown again resynchronizes', async () => {
   client.stop();
 });
 
+test('a page frozen while a request is under way measures afresh once it runs: the resync follows that sync, it does not join it', async () => {
+  // What a loaded machine made of the browser test: a sync had sent its request when the page froze,
+  // and the answer was handled only once the page ran again (timers and replies held, then late).
+  // The resyncs the page asks for on waking would have joined that sync, whose request left before
+  // the freeze: nothing was measured afresh until the next poll, 15 minutes on.
+  const { world, client, events } = setUp();
+  client.start();
+  await world.advance(2_000);
+  client.sync('manual');
+  await world.advance(5); // the request is out; the answer comes 15 ms on
+  world.document.visibilityState = 'hidden';
+  world.document.dispatchEvent(new Event('visibilitychange'));
+  world.freeze(3_500);
+  const woke = world.mono;
+  world.document.dispatchEvent(new Event('resume'));
+  world.document.visibilityState = 'visible';
+  world.document.dispatchEvent(new Event('visibilitychange'));
+  await world.advance(1_000);
+  assert.deepEqual(events.filter((e) => e.type === 'sync').map((e) => e.reason), ['start', 'manual', 'resumed'],
+    'one resync (the first reason asked for) follows the sync under way');
+  assert.equal(world.entries.filter((e) => e.startTime >= woke).length, 1, 'a request sent after the page woke');
+  assert.deepEqual(events.filter((e) => e.type === 'clockjump' || e.type === 'suspended'), [], 'a frozen page is neither a jump nor a pause');
+  assert.equal(client.status, 'synchronized');
+  assertHolds(client.reading(), world.serverTime(URL_A));
+  client.stop();
+});
+
+test('the monotonic clock stopped while a request was under way: its answer, from before the stop, is not taken; a resync follows', async () => {
+  const { world, client, events } = setUp({ servers: [[URL_A, { offset: 5_000 }]] });
+  client.start();
+  await world.advance(2_000);
+  client.sync('manual');
+  await world.advance(15); // the server has stamped its answer (5 ms ago); the answer is on its way
+  world.freeze(60_000, { monotonicPaused: true });
+  assert.equal(client.reading().status, 'suspended', 'the pause is seen before the answer comes');
+  // The answer's tight bounds hold the offset from before the pause, 60 s off: taken, it would make
+  // the page synchronized 60 s behind the server.
+  for (let i = 0; i < 30; i++) {
+    await world.advance(100);
+    assertHolds(client.reading(), world.serverTime(URL_A));
+  }
+  assert.deepEqual(events.filter((e) => e.type === 'sync').map((e) => `${e.reason}: ${e.samples}`), ['start: 4', 'manual: 0', 'suspended: 4']);
+  assert.equal(client.status, 'synchronized');
+  assert.ok(client.reading().error < 12, `error ${client.reading().error} ms after the resync`);
+  client.stop();
+});
+
 test('coming back online resynchronizes, no closer than minResyncInterval', async () => {
   const { world, client } = setUp();
   client.start();

@@ -50,14 +50,17 @@ export class World {
   /** Server `url`'s clock now, in ms since 1970. */
   serverTime(url) { return this.trueTime + this.servers.get(url).offset; }
 
-  /** Moves time on by `ms` (both clocks), running every timer that falls due, in order. */
+  /**
+   * Moves time on by `ms` (both clocks), running every timer that falls due, in order. A timer that
+   * fell due while the page was frozen runs late, at once: time never goes back.
+   */
   async advance(ms) {
     const end = this.mono + ms;
     for (;;) {
       await flush();
       const due = this.timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0];
       if (!due) break;
-      this.#move(due.at - this.mono);
+      this.#move(Math.max(0, due.at - this.mono));
       this.timers = this.timers.filter((t) => t !== due);
       due.fn();
     }
