@@ -30,7 +30,8 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
     /// - Parameter text: `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6 literal, or any of
     ///   these after `ntp://`.
     /// - Throws: `NTPClientError.invalidServerAddress` whose detail quotes the text and gives the
-    ///   reason: no host, a port that is not a number or is outside 1–65535, an unclosed `[`, a path.
+    ///   reason: no host, a port that is not a number or is outside 1–65535, an unclosed `[`, a path,
+    ///   a host name DNS cannot carry (a label over 63 octets, a name over 253, an empty label).
     public init(validating text: String) throws(NTPClientError) {
         func invalid(_ reason: String) -> NTPClientError { NTPClientError(.invalidServerAddress, "'\(text)': \(reason)") }
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
@@ -69,6 +70,7 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
         if let bad = host.unicodeScalars.first(where: { $0.isASCII && !(($0.properties.isAlphabetic) || ("0"..."9").contains($0) || "-._:".unicodeScalars.contains($0)) }) {
             throw invalid(bad == "/" ? "an NTP server address has no path" : "'\(host)' is not a host name or IP address")
         }
+        if let problem = HostPort.dnsNameProblem(String(host)) { throw invalid(problem) }
         var port = Self.defaultPort
         if let portText {
             guard let value = Int(portText) else { throw invalid("the port '\(portText)' is not a number") }

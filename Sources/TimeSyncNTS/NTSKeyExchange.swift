@@ -134,8 +134,7 @@ public struct NTSKeyExchange: Sendable {
         } catch {
             deadline.cancel()
             promise.fail(error)
-            if let error = error as? NTSKEError { throw error.prefixed(name) }
-            throw NTSKEError(.connection, "\(name): \(error)", underlying: error)
+            throw Self.connectionError(error, name: name, timeout: timeout)
         }
         do {
             let records = try await promise.futureResult.get()
@@ -147,6 +146,17 @@ public struct NTSKeyExchange: Sendable {
             channel.close(promise: nil)
             throw Self.keyExchangeError(error, name: name)
         }
+    }
+
+    /// A failed connection as an `NTSKEError` naming the server: `.timeout` when no connection was
+    /// made within the deadline (a server that drops the connection's first packet, a full listen
+    /// queue), `.connection` when it failed (refused, no route, a name that does not resolve).
+    static func connectionError(_ error: any Error, name: String, timeout: Duration) -> NTSKEError {
+        if let error = error as? NTSKEError { return error.prefixed(name) }
+        if let channel = error as? ChannelError, case .connectTimeout = channel {
+            return NTSKEError(.timeout, "\(name): no connection within \(timeout.readable)", underlying: error)
+        }
+        return NTSKEError(.connection, "\(name): \(error)", underlying: error)
     }
 
     /// An error of the connection as an `NTSKEError` naming the server.

@@ -10,14 +10,15 @@ import TimeSync
 /// The key file: reading it only when its owner alone controls it, its format, and replacing it at once.
 extension NTSServerKeys {
     /// The keys in the file. The file is trusted only when this process's user alone controls it
-    /// (``OwnerOnlyFile``): anyone who could plant or swap it could forge authenticated replies.
+    /// and its path (``OwnerOnlyFile``): anyone who could plant or swap it could forge authenticated
+    /// replies. It may be a link inside its directory (a Kubernetes Secret volume's `..data/`).
     func load() throws -> [MasterKey] {
         guard let path else { return [] }
         let bytes: [UInt8]?
         do {
-            bytes = try OwnerOnlyFile.contents(of: path, limit: Self.maximumFileSize + 1)
+            bytes = try OwnerOnlyFile.contents(of: path, limit: Self.maximumFileSize + 1, followingLinksWithinDirectory: true)
         } catch {
-            throw NTSKeyFileError(.untrustedFile, "\(error)")
+            throw NTSKeyFileError(.untrustedFile, "\(error)", underlying: error.underlying)
         }
         guard let bytes else {
             if configuration.role == .writer { return [] }

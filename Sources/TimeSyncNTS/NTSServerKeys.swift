@@ -29,9 +29,13 @@ import TimeSync
 ///
 /// **Ownership.** Whoever can plant or swap the key file can forge authenticated replies, so the file
 /// is used only when this process's user alone controls it, as OpenSSH's `StrictModes` checks a key:
-/// a regular file (not a symbolic link), owned by this process's user, mode 0600 (nothing for group
-/// or others), in a directory owned by that user or root that neither group nor others can write.
-/// Anything else is an ``NTSKeyFileError`` that says what to fix, and the server does not start.
+/// a regular file, owned by this process's user, mode 0600 (nothing for group or others), on a path
+/// whose every directory from `/` down belongs to that user or root and is writable by neither group
+/// nor others (unless sticky, as `/tmp` is). The file may be a symbolic link that resolves inside the
+/// directory, as each file of a Kubernetes Secret volume is a link into `..data/`, when every link on
+/// the way belongs to that user or root; a link out of the directory is refused. Anything else is an
+/// ``NTSKeyFileError`` that says what to fix (its `underlying` the `UntrustedPathError` naming the
+/// component, when a component of the path is the cause), and the server does not start.
 ///
 /// **Cost.** A request is checked and its reply sealed in one pass over the datagram and the reply
 /// buffer, nothing allocated: the master keys' AES schedules are computed once per key, the two
@@ -124,7 +128,7 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
             do {
                 try OwnerOnlyFile.checkDirectory(directory)
             } catch {
-                throw NTSKeyFileError(.untrustedFile, "\(error)")
+                throw NTSKeyFileError(.untrustedFile, "\(error)", underlying: error)
             }
         }
         if configuration.role == .reader {
@@ -358,8 +362,9 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
 public struct NTSKeyFileError: TimeSyncError {
     /// The kinds of unusable key file.
     public enum Code: Sendable, Hashable {
-        /// The key file or its directory is not one this process's user alone controls (or cannot be
-        /// checked): keys another user could plant or read are not used.
+        /// The key file, or a directory or symbolic link on its path, is not one this process's user
+        /// (or root) alone controls, or cannot be checked: keys another user could plant, read or
+        /// redirect are not used.
         case untrustedFile
         /// A reader has no key to check cookies with: no directory, no key file, or no key in it.
         case noKeys

@@ -16,7 +16,7 @@ struct Demo: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(DemoOptions.Help.saleIn))
     var saleIn: Int = DemoOptions().saleIn
 
-    @Option(help: ArgumentHelp(DemoOptions.Help.seed))
+    @Option(parsing: .unconditional, help: ArgumentHelp(DemoOptions.Help.seed))
     var seed: UInt64 = DemoOptions().seed
 
     var options: DemoOptions { DemoOptions(serverOffset: serverOffset, saleIn: saleIn, seed: seed) }

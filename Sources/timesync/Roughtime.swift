@@ -38,7 +38,7 @@ struct RoughtimeQuery: AsyncParsableCommand {
 
     @Argument(help: "roughtime://HOST:PORT?key=BASE64[&versions=1,0x8000000c] (one or more).")
     var urls: [String]
-    @Option(help: "Seconds to wait for each server.") var timeout: Double = 5
+    @Option(parsing: .unconditional, help: "Seconds to wait for each server.") var timeout: Double = 5
     @Option(help: "Where to write the chain as a report (JSON).") var report: String?
     @Flag(help: "Use loopback and private addresses a name resolves to.") var allowLocalAddresses = false
     @Flag(help: "Print JSON.") var json = false

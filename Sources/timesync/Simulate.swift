@@ -13,7 +13,7 @@ struct Simulate: ParsableCommand {
     @Option(help: ArgumentHelp(SimulateOptions.Help.scenario))
     var scenario: String
 
-    @Option(help: ArgumentHelp(SimulateOptions.Help.seed))
+    @Option(parsing: .unconditional, help: ArgumentHelp(SimulateOptions.Help.seed))
     var seed: UInt64 = SimulateOptions.defaults.seed
 
     @Option(parsing: .unconditional, help: ArgumentHelp(SimulateOptions.Help.alpha))

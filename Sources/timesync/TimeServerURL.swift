@@ -37,7 +37,9 @@ enum TimeServerURL: Sendable {
         var message: String
     }
 
-    /// Parses a server's URL.
+    /// Parses a server's URL. A host DNS cannot carry (a label over 63 octets, a name over 253) is a
+    /// usage error here, before any lookup: `ntp://` and `nts://` hosts through `NTPServerAddress`,
+    /// the others through the same check.
     /// - Parameters:
     ///   - text: `ntp://…`, `nts://…`, `roughtime://…`, `http://…` or `https://…`.
     ///   - command: The command it was given to, named in the usage error of a scheme this build lacks.
@@ -65,7 +67,11 @@ enum TimeServerURL: Sendable {
         case .roughtime:
             #if CLI
             do {
-                return .success(.roughtime(try RoughtimeServerURL(text)))
+                let server = try RoughtimeServerURL(text)
+                if let problem = HostPort.dnsNameProblem(server.host) {
+                    return .failure(Problem(message: "'\(text)': \(problem); give roughtime://HOST:PORT?key=BASE64"))
+                }
+                return .success(.roughtime(server))
             } catch {
                 if let failure = CommandFailure.roughtimeURL(error) { return .failure(Problem(message: "\(failure.message); \(failure.help)")) }
                 return .failure(Problem(message: "\(error); give roughtime://HOST:PORT?key=BASE64, the server's 32-byte public key"))
@@ -80,6 +86,9 @@ enum TimeServerURL: Sendable {
             if HostPort.hasControlCharacter(host) {
                 return .failure(
                     Problem(message: "'\(text)': its host holds a control character (a NUL or a line break, perhaps as %00 or %0A); give http(s)://HOST[:PORT][/PATH]"))
+            }
+            if let problem = HostPort.dnsNameProblem(host) {
+                return .failure(Problem(message: "'\(text)': \(problem); give http(s)://HOST[:PORT][/PATH]"))
             }
             return .success(.http(url))
         }

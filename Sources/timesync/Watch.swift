@@ -52,7 +52,8 @@ struct Watch: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(WatchOptions.Help.tolerance))
     var tolerance: Double = WatchOptions.defaults.tolerance
 
-    @Option(help: ArgumentHelp(WatchOptions.Help.deadline))
+    // A negative number of Unix seconds is a value, not a flag.
+    @Option(parsing: .unconditional, help: ArgumentHelp(WatchOptions.Help.deadline))
     var deadline: String?
 
     var options: WatchOptions {

@@ -18,17 +18,10 @@ struct WatchOptions: Sendable {
     /// A moment to report on in every update: has it certainly passed?
     var deadline: String?
 
-    /// ``deadline`` as a time: Unix seconds, or ISO 8601 in UTC (`2026-11-26T08:00:00Z`).
+    /// ``deadline`` as a time, to the nanosecond: Unix seconds, or ISO 8601 in UTC
+    /// (`2026-11-26T08:00:00.123456789Z`).
     var deadlineTime: UnixTime? {
-        guard let deadline else { return nil }
-        if let seconds = Double(deadline), seconds.isFinite, abs(seconds) < 7_000_000_000 {
-            return UnixTime(nanoseconds: Int64((seconds * 1e9).rounded()))
-        }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let date = formatter.date(from: deadline) ?? ISO8601DateFormatter().date(from: deadline)
-        guard let date, abs(date.timeIntervalSince1970) < 7_000_000_000 else { return nil }
-        return UnixTime(nanoseconds: Int64((date.timeIntervalSince1970 * 1e9).rounded()))
+        deadline.flatMap { UnixTime(parsing: $0) }
     }
 
     /// The defaults, for help texts.

@@ -77,7 +77,11 @@ func runWatch(_ options: WatchOptions) async throws -> Bool {
             for await event in events {
                 switch event {
                 case .storeFailed(let reason):
-                    FileHandle.standardError.write(Data("timesync watch: warning: the store cannot be written (\(reason)); the calibration will not survive a restart\n".utf8))
+                    // The reason names the file, the system's reason and what to do, in one line.
+                    FileHandle.standardError.write(
+                        Data("timesync watch: warning: \(reason) (until a write succeeds, the calibration will not survive a restart)\n".utf8))
+                case .floorLowered(let by, let reason):
+                    FileHandle.standardError.write(Data("timesync watch: the floor kept across reboots was lowered by \(by.readable): \(reason)\n".utf8))
                 default: break
                 }
             }

@@ -65,7 +65,17 @@ struct CLIErrorTests {
         (["serve", "--http", "127.0.0.1:0", "--http-cors-origin", "https://shop.example/"], ["--http-cors-origin 'https://shop.example/'", "no trailing slash"]),
         (["serve", "--http", "127.0.0.1:0", "--http-cors-origin", "shop.example"], ["--http-cors-origin 'shop.example'", "https://shop.example"]),
         (["serve", "--http", "127.0.0.1:0", "--http-cors-origin", "*", "--http-cors-origin", "https://a.example"], ["'*'", "give it alone"]),
+        // A host DNS cannot carry is a usage error before any lookup, for every scheme.
+        (["query", "ntp://\(longLabel).example"], ["is 300 octets long", "at most 63"]),
+        (["query", "nts://\(longLabel).example"], ["is 300 octets long", "at most 63"]),
+        (["watch", "roughtime://\(longLabel).example:2002?key=AW5uAoTSTDfG5NfY1bTh08GUnOqlRb+HVhbJ3ODJvsE="], ["is 300 octets long", "at most 63"]),
+        (["query", "http://\(longLabel).example/"], ["is 300 octets long", "at most 63"]),
+        (["watch", "https://\(longName)/"], ["is 255 octets long", "at most 253"]),
     ]
+
+    /// A DNS label of 300 octets, and a name of 255 made of labels of 63.
+    static let longLabel = String(repeating: "a", count: 300)
+    static let longName = Array(repeating: String(repeating: "b", count: 63), count: 4).joined(separator: ".")
 
     @Test("a usage error exits 64 and names the flag, the value and the reason", arguments: usageErrors)
     func usageErrorText(_ arguments: [String], _ words: [String]) async throws {
@@ -139,6 +149,37 @@ struct CLIErrorTests {
         #expect(object["errorType"] as? String == "refused")
         #expect((object["error"] as? String)?.contains("127.0.0.1:\(port)") == true, "\(object)")
         #expect((object["help"] as? String)?.isEmpty == false)
+    }
+
+    /// A key-exchange server whose host drops the connection's packets: the connection times out,
+    /// and that is a timeout, not a refusal.
+    @Test("an NTS-KE connection that is never made is a timeout, not refused")
+    func ntsConnectTimeout() async throws {
+        let listener = try UnansweredListener()
+        defer { listener.close() }
+        let run = try await Self.run(["query", "nts://127.0.0.1:\(listener.port)", "--timeout", "0.5", "--samples", "1", "--json"])
+        #expect(run.status == 1, "\(run)")
+        let object = try Self.failureObject(run.stdout)
+        #expect(object["errorType"] as? String == "timeout", "\(object)")
+        #expect((object["error"] as? String)?.contains("127.0.0.1:\(listener.port)") == true, "\(object)")
+        #expect((object["help"] as? String)?.contains("--timeout") == true, "\(object)")
+    }
+
+    /// A negative number is the value of the option before it, with or without `=`.
+    @Test("watch --deadline takes a negative number of Unix seconds without '='")
+    func negativeDeadline() async throws {
+        let server = try await FakeNTPServer.start { [goodReply(to: $0).encoded()] }
+        defer { Task { await server.close() } }
+        for deadline in [["--deadline", "-6999999999"], ["--deadline=-6999999999"]] {
+            let run = try await Self.run(
+                ["watch", "ntp://127.0.0.1:\(server.address.port!)", "--json", "--duration", "1", "--timeout", "0.5"] + deadline)
+            #expect(run.status == 0, "\(deadline): \(run)")
+            let line = run.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .first { $0["deadline"] != nil }
+            let reported = try #require(line?["deadline"] as? [String: Any], "\(deadline): \(run)")
+            #expect(reported["time"] as? String == "1748-03-06T11:33:21.000Z", "\(reported)")
+            #expect(reported["certainlyPassed"] as? Bool == true, "\(reported)")
+        }
     }
 
     @Test("a Kiss-o'-Death DENY is kissOfDeath, with its code")

@@ -57,6 +57,8 @@ struct NoTraitCommandTests {
         (["watch", "ntp://127.0.0.1", "--timeout", "0"], "--timeout 0.0: give seconds, more than 0 and at most 60"),
         (["serve", "--ntp", "127.0.0.1:123"], "swift run --traits CLI timesync serve --help"),
         (["frobnicate"], "unknown command 'frobnicate'"),
+        (["query", "ntp://\(String(repeating: "a", count: 300)).example"], "is 300 octets long; a DNS label has at most 63"),
+        (["watch", "http://\(String(repeating: "a", count: 300)).example/"], "is 300 octets long; a DNS label has at most 63"),
     ])
     func usageErrorsExit64AndSayWhatToDo(arguments: [String], says: String) async throws {
         let run = try await Self.run(arguments)
@@ -158,6 +160,16 @@ struct NoTraitCommandTests {
                 $0.range(of: #"  synchronized  offset [+-]\d+\.\d{6} s ± \d+\.\d{6} s  device clock (within 1 s|ahead \d+\.\d{3} s ± \d+\.\d{3} s|behind \d+\.\d{3} s ± \d+\.\d{3} s|unknown)  sources: 127\.0\.0\.1:\d+ selected [+-]\d+\.\d{6} s \(\d+ s ago\); 127\.0\.0\.1:\d+ selected "#, options: .regularExpression) != nil
             }
             #expect(!synchronized.isEmpty, "\(run.stdout)")
+        }
+    }
+
+    /// The flag reader takes the argument after an option as its value, a negative number included.
+    @Test("watch --deadline takes a negative number of Unix seconds without '='")
+    func negativeDeadline() async throws {
+        try await withNTPServer { _, address in
+            let run = try await Self.run(["watch", "ntp://127.0.0.1:\(address.port!)", "--duration", "1", "--deadline", "-6999999999"])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.stdout.contains("1748-03-06T11:33:21.000Z certainly passed"), "\(run.stdout)")
         }
     }
 

@@ -144,12 +144,14 @@ import TimeSyncTestSupport
         let storeDirectory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: storeDirectory) }
         let store = "\(storeDirectory)/calibration.json"
-        let online = try await Self.watch(fleet.urls + ["--duration", "4", "--timeout", "0.5", "--store", store])
+        // The store's key lives beside it, in a data directory of the test's own.
+        let dataHome = ["XDG_DATA_HOME": storeDirectory]
+        let online = try await Self.watch(fleet.urls + ["--duration", "4", "--timeout", "0.5", "--store", store], environment: dataHome)
         #expect(online.updates.last?.status == "synchronized", "\(online.stderr)")
         #expect(FileManager.default.fileExists(atPath: store))
         fleet.stop()
         // Offline: the same servers, gone. The first line is the stored calibration.
-        let offline = try await Self.watch(fleet.urls + ["--duration", "2", "--timeout", "0.3", "--store", store])
+        let offline = try await Self.watch(fleet.urls + ["--duration", "2", "--timeout", "0.3", "--store", store], environment: dataHome)
         // Nothing answered: exit 1, after the restored line.
         #expect(offline.status == 1, "\(offline.stderr)")
         let first = try #require(offline.updates.first, "no update when offline: \(offline.stderr) \((try? String(contentsOfFile: store, encoding: .utf8))?.prefix(300) ?? "")")
@@ -160,7 +162,7 @@ import TimeSyncTestSupport
         var edited = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: store))) as? [String: Any])
         edited["tag"] = Data(repeating: 0, count: 32).base64EncodedString()
         try JSONSerialization.data(withJSONObject: edited).write(to: URL(fileURLWithPath: store))
-        let corrupt = try await Self.watch(fleet.urls + ["--duration", "1", "--timeout", "0.3", "--store", store])
+        let corrupt = try await Self.watch(fleet.urls + ["--duration", "1", "--timeout", "0.3", "--store", store], environment: dataHome)
         #expect(corrupt.status == 1)
         #expect(corrupt.stderr.contains("stored calibration ignored"), "\(corrupt.stderr)")
         #expect(corrupt.updates.isEmpty || corrupt.updates.allSatisfy { $0.restored != true })
@@ -259,10 +261,11 @@ import TimeSyncTestSupport
         let storeDirectory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: storeDirectory) }
         let store = "\(storeDirectory)/calibration.json"
+        let dataHome = ["XDG_DATA_HOME": storeDirectory]
         let real = fleet.ports.map { "127.0.0.1:\($0)" }
         for (name, sources) in [("invented", ["x1:123", "x2:123", "x3:123", "x4:123"]), ("real, shifted", real)] {
             try Self.forgedStore(sources: sources).write(to: URL(fileURLWithPath: store))
-            let result = try await Self.watch(fleet.urls + ["--duration", "5", "--timeout", "0.5", "--store", store])
+            let result = try await Self.watch(fleet.urls + ["--duration", "5", "--timeout", "0.5", "--store", store], environment: dataHome)
             let last = try #require(result.updates.last, "\(name): no update: \(result.stderr)")
             print("watch with a forged store (\(name)) against 3 chronyd: \(result.updates.map(\.status)), last offset \(last.offset ?? .nan)")
             #expect(result.stderr.contains("stored calibration ignored"), "\(name): \(result.stderr)")
@@ -276,7 +279,7 @@ import TimeSyncTestSupport
         // Offline, the forged store stands for nothing.
         fleet.stop()
         try Self.forgedStore(sources: real).write(to: URL(fileURLWithPath: store))
-        let offline = try await Self.watch(fleet.urls + ["--duration", "2", "--timeout", "0.3", "--store", store])
+        let offline = try await Self.watch(fleet.urls + ["--duration", "2", "--timeout", "0.3", "--store", store], environment: dataHome)
         #expect(offline.updates.allSatisfy { $0.status == "unsynchronized" || abs($0.offset ?? 0) < 0.01 }, "\(offline.updates.map(\.status))")
         #expect(offline.updates.isEmpty, "\(offline.updates.map(\.status))")
     }

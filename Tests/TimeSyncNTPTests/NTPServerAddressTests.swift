@@ -16,6 +16,11 @@ struct NTPServerAddressTests {
             ("127.0.0.1:4460:1", "is neither HOST:PORT nor an IPv6 literal"), ("[127.0.0.1]:123", "neither HOST:PORT nor an IPv6 literal"),
             ("ntp://time.example%00", "'time.example%00' is not a host name or IP address"),
             ("ntp://time\u{0}.example", "control character"), ("time.example\n:123", "control character"),
+            // What DNS cannot carry is the caller's mistake, said before any lookup.
+            ("ntp://\(String(repeating: "a", count: 300)).example", "is 300 octets long; a DNS label has at most 63"),
+            ("ntp://\(String(repeating: "a", count: 64)):123", "is 64 octets long"),
+            ("ntp://\(Array(repeating: String(repeating: "b", count: 63), count: 4).joined(separator: "."))", "is 255 octets long; a DNS name has at most 253"),
+            ("ntp://time..example", "has an empty label"), ("ntp://.example", "has an empty label"),
         ])
     func reason(_ text: String, _ reason: String) {
         #expect(NTPServerAddress(parsing: text) == nil)
@@ -31,7 +36,13 @@ struct NTPServerAddressTests {
 
     @Test("a good address parses the same both ways, and prints host:port")
     func good() throws {
-        for (text, description) in [("ntp://[::1]:12300", "[::1]:12300"), ("pool.ntp.org", "pool.ntp.org:123"), ("ntp://10.0.0.1:9/", "10.0.0.1:9")] {
+        let longest = Array(repeating: String(repeating: "c", count: 63), count: 3).joined(separator: ".") + "." + String(repeating: "d", count: 61)
+        for (text, description) in [
+            ("ntp://[::1]:12300", "[::1]:12300"), ("pool.ntp.org", "pool.ntp.org:123"), ("ntp://10.0.0.1:9/", "10.0.0.1:9"),
+            ("ntp://pool.ntp.org.", "pool.ntp.org.:123"), ("ntp://\(longest)", "\(longest):123"),
+            // 40 non-ASCII letters are 80 octets in UTF-8, fewer in the xn-- form DNS carries: accepted.
+            ("ntp://\(String(repeating: "ü", count: 40)).example", "\(String(repeating: "ü", count: 40)).example:123"),
+        ] {
             let address = try NTPServerAddress(validating: text)
             #expect(NTPServerAddress(parsing: text) == address)
             #expect(address.description == description)

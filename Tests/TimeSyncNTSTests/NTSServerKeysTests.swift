@@ -102,6 +102,68 @@ import TimeSyncTesting
         #expect(refusals(path).count == 2 && refusals(path).allSatisfy { $0.contains("belongs to user 65534") }, "\(refusals(path))")
     }
 
+    /// A world-writable directory above the key directory (not sticky) would let another user swap
+    /// the whole directory: refused for both roles, naming that directory, and no key file is written.
+    @Test func aWorldWritableParentOfTheDirectoryIsRefusedAndNoKeyIsWritten() throws {
+        let temporary = try TemporaryDirectory("nts-keys")
+        let parent = temporary.path + "/parent"
+        let keys = parent + "/keys"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        #expect(chmod(keys, 0o700) == 0 && chmod(parent, 0o777) == 0)
+        for role in [NTSServerKeys.Role.writer, .reader] {
+            do {
+                _ = try NTSServerKeys(configuration: .init(directory: keys, role: role), timeBase: ManualTimeBase())
+                Issue.record("\(role): keys used under a world-writable directory")
+            } catch let error as NTSKeyFileError {
+                let path = error.underlying as? UntrustedPathError
+                #expect(error.code == .untrustedFile && path?.code == .writableByOthers && path?.component == parent, "\(role): \(error)")
+                #expect(error.description.contains("chmod go-w \(parent)"), "\(error)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: keys + "/ntskeys"), "no key file written")
+    }
+
+    /// A Kubernetes Secret volume: a sticky root-owned mount whose file is a link into `..data/`, itself
+    /// a link to the timestamped directory that holds the file. Links that stay inside the directory
+    /// and belong to this user or root are followed; the reader gets the writer's keys.
+    func secretVolume(in temporary: TemporaryDirectory, keysFrom source: String) throws -> String {
+        let volume = temporary.path + "/volume"
+        let version = "..2026_11_26_08_00_00.000000001"
+        try FileManager.default.createDirectory(atPath: volume + "/" + version, withIntermediateDirectories: true)
+        #expect(chmod(volume, 0o1777) == 0 && chmod(volume + "/" + version, 0o755) == 0)
+        try FileManager.default.copyItem(atPath: source + "/ntskeys", toPath: volume + "/" + version + "/ntskeys")
+        #expect(chmod(volume + "/" + version + "/ntskeys", 0o600) == 0)
+        #expect(symlink(version, volume + "/..data") == 0)
+        #expect(symlink("..data/ntskeys", volume + "/ntskeys") == 0)
+        return volume
+    }
+
+    @Test func aKubernetesSecretVolumesLinksInsideTheDirectoryAreFollowed() throws {
+        let temporary = try TemporaryDirectory("nts-keys")
+        let source = temporary.path + "/source"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let writer = try NTSServerKeys(configuration: .init(directory: source), timeBase: ManualTimeBase())
+        let volume = try secretVolume(in: temporary, keysFrom: source)
+        let reader = try NTSServerKeys(configuration: .init(directory: volume, role: .reader), timeBase: ManualTimeBase())
+        #expect(reader.keyIdentifiers == writer.keyIdentifiers)
+        #expect(reader.openCookie(writer.makeCookie(clientToServer: c2s, serverToClient: s2c))?.serverToClient == s2c)
+        // The timestamped directory open to others: refused by its name.
+        #expect(chmod(volume + "/..2026_11_26_08_00_00.000000001", 0o777) == 0)
+        #expect(refusals(volume).first?.contains("..2026_11_26_08_00_00.000000001, owned by user") == true, "\(refusals(volume))")
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "only root can give a link to another user"))
+    func aLinkInTheVolumeAnotherUserOwnsIsRefused() throws {
+        let temporary = try TemporaryDirectory("nts-keys")
+        let source = temporary.path + "/source"
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        _ = try NTSServerKeys(configuration: .init(directory: source), timeBase: ManualTimeBase())
+        let volume = try secretVolume(in: temporary, keysFrom: source)
+        #expect(lchown(volume + "/..data", 65534, 65534) == 0)
+        let refused = refusals(volume)
+        #expect(refused.count == 2 && refused.allSatisfy { $0.contains("the symbolic link \(volume)/..data belongs to user 65534") }, "\(refused)")
+    }
+
     @Test func aCookieOpensToItsKeysAndNothingElseOpens() throws {
         let keys = try NTSServerKeys()
         let cookie = keys.makeCookie(clientToServer: c2s, serverToClient: s2c)

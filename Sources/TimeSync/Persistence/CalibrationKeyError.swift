@@ -7,8 +7,9 @@ public struct CalibrationKeyError: TimeSyncError {
         /// The provider cannot give the key now (a Keychain locked until the device's first unlock, a
         /// Keychain or file operation that failed); the store asks again at its next write.
         case unavailable
-        /// The key file or its directory is not one this process's user alone controls (or cannot be
-        /// checked): a key another user could plant or read is not used.
+        /// The key file, or a directory or symbolic link on its path, is not one this process's user
+        /// (or root) alone controls, or cannot be checked: a key another user could plant, read or
+        /// redirect is not used.
         case untrustedFile
         /// The key is shorter than 32 bytes.
         case keyTooShort
@@ -18,7 +19,8 @@ public struct CalibrationKeyError: TimeSyncError {
     public let code: Code
     /// What went wrong, for a log line.
     public var reason: String
-    /// What the file system threw, when a key file or its directory could not be created.
+    /// What the file system threw, when a key file or its directory could not be created; the
+    /// ``UntrustedPathError`` naming the component, when a component of the key's path is not trusted.
     public let underlying: (any Error)?
 
     /// Creates an error with the code ``Code-swift.enum/unavailable``: what a

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes a clock's snapshots to its store off the caller's path: the newest snapshot wins, writes
 /// never overlap, and one never replaces a newer one.
 final class CalibrationWriter: Sendable {
@@ -68,7 +70,7 @@ final class CalibrationWriter: Sendable {
             do {
                 try store.save(try snapshot.sealed(key: key))
             } catch {
-                onError("\(error)")
+                onError(Self.reason(for: error))
                 throw error
             }
         }
@@ -80,6 +82,22 @@ final class CalibrationWriter: Sendable {
             written = max(written, sequence)
             try store.remove()
         }
+    }
+
+    /// A failed write in one line: a TimeSync error's message (a ``FileCalibrationStoreError`` names
+    /// the path, the system's reason and what to do); for a file system error from another store, the
+    /// file, the system's reason and what to do, never Foundation's dump of the error.
+    static func reason(for error: any Error) -> String {
+        if let error = error as? any TimeSyncError { return oneLine(error.description) }
+        let bridged = error as NSError
+        guard bridged.domain == NSCocoaErrorDomain || bridged.domain == NSPOSIXErrorDomain else { return oneLine("\(error)") }
+        let file = (bridged.userInfo[NSFilePathErrorKey] as? String).map { " \($0)" } ?? ""
+        return "the calibration store\(file) cannot be written: \(FileCalibrationStore.systemReason(error)); check where the store is kept and its permissions"
+    }
+
+    /// The text with its line breaks made spaces, for a one-line warning.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     /// Waits until the background task has written everything queued so far.

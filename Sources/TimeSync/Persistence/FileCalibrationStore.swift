@@ -17,6 +17,11 @@ import Darwin
 /// naming the path and why, and is neither read nor replaced: a mistyped path never destroys a file.
 /// A clock checks this when it opens the store (``validate()``), and each write checks it again.
 /// Nothing blocks: a FIFO at the path is refused, not opened for reading.
+///
+/// Nor does it write where someone else could send it: every directory on the path, from `/` down,
+/// must belong to this process's user or root and be writable by neither group nor others (unless
+/// sticky, as `/tmp` is), and every symbolic link on it must belong to that user or root, as for a
+/// key file (``UntrustedPathError``). Otherwise the store is refused, and nothing is created.
 public struct FileCalibrationStore: CalibrationStore {
     /// The file's location.
     public let url: URL
@@ -48,13 +53,37 @@ public struct FileCalibrationStore: CalibrationStore {
         }
     }
 
-    /// Replaces the file with `data`, after checking that what is there is a store.
-    /// - Throws: ``FileCalibrationStoreError`` when something other than a store is at the path;
-    ///   the file system's errors.
+    /// Replaces the file with `data`, after checking that what is there is a store; creates its
+    /// directory (and those above it) when missing.
+    /// - Throws: ``FileCalibrationStoreError``: when something other than a store is at the path, and
+    ///   ``FileCalibrationStoreError/Code-swift.enum/unwritable(_:)`` (the file system's error as its
+    ///   `underlying`) when the directory or the file cannot be written.
     public func save(_ data: Data) throws {
         _ = try inspect()
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url, options: .atomic)
+        let directory = url.deletingLastPathComponent().path
+        // Made writable by this user alone (the umask may take more away), so that the path stays
+        // one this store trusts.
+        if let failure = OwnerOnlyFile.makeDirectories(directory, mode: 0o755) {
+            throw FileCalibrationStoreError(
+                path: url.path, code: .unwritable("cannot make its directory \(failure.path): \(OwnerOnlyFile.systemError(failure.error))"))
+        }
+        do {
+            try data.write(to: url, options: .atomic)
+        } catch {
+            throw FileCalibrationStoreError(path: url.path, code: .unwritable(Self.systemReason(error)), underlying: error)
+        }
+    }
+
+    /// The system's words for why a file operation failed (`Permission denied`, `No space left on
+    /// device`), from the POSIX error under Foundation's; Foundation's own words when there is none.
+    static func systemReason(_ error: any Error) -> String {
+        var current = error as NSError
+        while true {
+            if current.domain == NSPOSIXErrorDomain { return OwnerOnlyFile.systemError(Int32(current.code)) }
+            guard let next = current.userInfo[NSUnderlyingErrorKey] as? NSError else { break }
+            current = next
+        }
+        return (error as NSError).localizedDescription
     }
 
     /// Removes the file (a store, or an empty file).
@@ -70,6 +99,11 @@ public struct FileCalibrationStore: CalibrationStore {
     /// from anything else on the open descriptor.
     private func inspect() throws(FileCalibrationStoreError) -> Found {
         let path = url.path
+        do {
+            _ = try OwnerOnlyFile.checkPath((path as NSString).deletingLastPathComponent)
+        } catch {
+            throw FileCalibrationStoreError(path: path, code: .untrustedPath, underlying: error)
+        }
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else {
             let error = errno
@@ -124,17 +158,27 @@ public struct FileCalibrationStoreError: TimeSyncError {
         case notAStore(size: Int64)
         /// The path cannot be read (the system's reason).
         case unreadable(String)
+        /// A directory or symbolic link on the path is not one this process's user (or root) alone
+        /// controls: another user could send the store elsewhere (``underlying`` is the
+        /// ``UntrustedPathError`` naming it).
+        case untrustedPath
+        /// The store, or its directory, cannot be written (the system's reason: `Permission denied`,
+        /// `No space left on device`, …).
+        case unwritable(String)
     }
 
     /// The path.
     public let path: String
     /// Why the path cannot hold a store.
     public let code: Code
+    /// The ``UntrustedPathError`` of an untrusted path; the file system's error of a failed write.
+    public let underlying: (any Error)?
 
     /// Creates an error.
-    public init(path: String, code: Code) {
+    public init(path: String, code: Code, underlying: (any Error)? = nil) {
         self.path = path
         self.code = code
+        self.underlying = underlying
     }
 
     public var description: String {
@@ -147,6 +191,10 @@ public struct FileCalibrationStoreError: TimeSyncError {
             "\(path) is a file of \(size) bytes that is not a TimeSync calibration store; it is left as it is: give the path of a new file (or of an empty one)"
         case .unreadable(let detail):
             "\(path) cannot be read (\(detail)); check its permissions, or give another path"
+        case .untrustedPath:
+            "\(path) is not used as a calibration store: \(underlying.map { "\($0)" } ?? "a directory on its path is not this user's alone")"
+        case .unwritable(let detail):
+            "the calibration store \(path) cannot be written: \(detail); give a path in a directory this user can write, or fix the permissions"
         }
     }
 }

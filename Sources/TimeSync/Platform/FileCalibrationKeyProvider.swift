@@ -18,9 +18,11 @@ import Darwin
 /// file cannot forge a store. The key is created on first use with 32 random bytes (the file 0600,
 /// its directory 0700). A key file is used only when this process's user alone controls it, as
 /// OpenSSH's `StrictModes` checks a key: a regular file (not a symbolic link, a FIFO or a device),
-/// owned by this process's user, mode 0600, holding at least 32 bytes, in a directory owned by that
-/// user or root that neither group nor others can write. Anything else is refused with a
-/// ``CalibrationKeyError`` that says what to fix, rather than trusted.
+/// owned by this process's user, mode 0600, holding at least 32 bytes, on a path whose every
+/// directory from `/` down belongs to that user or root and is writable by neither group nor others
+/// (unless sticky, as `/tmp` is), every symbolic link on it belonging to that user or root. Anything
+/// else is refused with a ``CalibrationKeyError`` that says what to fix (its `underlying` an
+/// ``UntrustedPathError`` when a component of the path is the cause), and nothing is created.
 public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
     /// The key file.
     public let url: URL
@@ -55,16 +57,14 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
     public func key() throws -> [UInt8] {
         if let existing = try existingKey() { return existing }
         let directory = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CalibrationKeyError(.unavailable, "cannot create \(directory.path): \(error.localizedDescription)", underlying: error)
+        // Each directory made 0700, whatever the umask would allow, so that the path stays trusted.
+        if let failure = OwnerOnlyFile.makeDirectories(directory.path, mode: 0o700) {
+            throw CalibrationKeyError(.unavailable, "cannot create \(failure.path): \(OwnerOnlyFile.systemError(failure.error))")
         }
         do {
             try OwnerOnlyFile.checkDirectory(directory.path)
         } catch {
-            throw CalibrationKeyError(.untrustedFile, error.description)
+            throw CalibrationKeyError(.untrustedFile, error.description, underlying: error)
         }
         // Create exclusively: two processes starting at once end up with the same key.
         let key = Self.randomKey()
@@ -82,7 +82,7 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
         do {
             bytes = try OwnerOnlyFile.contents(of: url.path, limit: 4096)
         } catch {
-            throw CalibrationKeyError(.untrustedFile, error.description)
+            throw CalibrationKeyError(.untrustedFile, error.description, underlying: error.underlying)
         }
         guard let bytes else { return nil }
         guard bytes.count >= Self.minimumKeyLength else {

@@ -149,7 +149,7 @@ package final class ChildProcess {
 
 /// A TCP socket bound to 127.0.0.1 on a port the kernel picks, listening when asked.
 /// - Returns: The descriptor (the caller closes it) and the port.
-private func boundLoopbackSocket(listening: Bool) throws -> (descriptor: Int32, port: Int) {
+private func boundLoopbackSocket(listening: Bool, backlog: Int32 = 8) throws -> (descriptor: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EMFILE) }
     var address = sockaddr_in()
@@ -160,7 +160,7 @@ private func boundLoopbackSocket(listening: Bool) throws -> (descriptor: Int32, 
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
     }
-    let named = bound == 0 && (!listening || listen(fd, 8) == 0)
+    let named = bound == 0 && (!listening || listen(fd, backlog) == 0)
         && withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         } == 0
@@ -189,6 +189,37 @@ package final class LoopbackListener {
     }
 
     package func close() { _ = closeDescriptor(descriptor) }
+}
+
+/// A TCP port on 127.0.0.1 where no connection is ever made: its listener's queue holds one
+/// connection, that one is taken, and nothing accepts, so the kernel drops every new SYN. A client's
+/// connection attempt times out, as one to a host behind a firewall that drops packets does.
+/// Closed by ``close()``.
+package final class UnansweredListener {
+    package let port: Int
+    private let listener: Int32
+    private let filler: Int32
+
+    package init() throws {
+        (listener, port) = try boundLoopbackSocket(listening: true, backlog: 0)
+        filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard filler >= 0, connected == 0 else {
+            close()
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    package func close() {
+        if filler >= 0 { _ = closeDescriptor(filler) }
+        _ = closeDescriptor(listener)
+    }
 }
 
 private func closeDescriptor(_ descriptor: Int32) -> Int32 { close(descriptor) }

@@ -64,14 +64,14 @@ import TimeSyncTesting
     @Test func aRestoredCalibrationKeepsItsStatus() throws {
         let store = MemoryStore()
         let base = ManualTimeBase()
-        let first = ServerClock(timeBase: base, configuration: .init(minimumAgreeingSources: 2), store: store)
+        let first = ServerClock(timeBase: base, configuration: .init(minimumAgreeingSources: 2), store: store, keyProvider: FixedCalibrationKey(seed: 2))
         first.calibrate(with: try Fixture.exchange("a", offset: 5 * s, at: base.monotonicNow()))
         #expect(first.reading().status == .provisional)
         try first.flush()
         base.advance(by: .seconds(1))  // past the reply's arrival
-        let second = ServerClock(timeBase: base, configuration: .init(minimumAgreeingSources: 2), store: store)
+        let second = ServerClock(timeBase: base, configuration: .init(minimumAgreeingSources: 2), store: store, keyProvider: FixedCalibrationKey(seed: 2))
         #expect(second.reading().status == .provisional)
-        let lenient = ServerClock(timeBase: base, configuration: .init(minimumAgreeingSources: 1), store: store)
+        let lenient = ServerClock(timeBase: base, configuration: .init(minimumAgreeingSources: 1), store: store, keyProvider: FixedCalibrationKey(seed: 2))
         #expect(lenient.reading().status == .synchronized)
     }
 }

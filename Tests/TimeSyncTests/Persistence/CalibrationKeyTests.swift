@@ -64,12 +64,14 @@ import TimeSyncTesting
 
     // MARK: The key file
 
-    let directory: URL
+    /// This test's own directory (0700), removed at its end.
+    let temporary: TemporaryDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("timesync-key-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        temporary = try TemporaryDirectory("timesync-key")
     }
+
+    var directory: URL { temporary.url }
 
     var keyURL: URL { directory.appendingPathComponent("calibration.key") }
 

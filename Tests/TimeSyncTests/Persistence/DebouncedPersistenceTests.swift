@@ -8,11 +8,13 @@ import TimeSyncTesting
 /// changes, otherwise at most once per interval, in the background.
 @Suite struct DebouncedPersistenceTests {
     let s = Fixture.second
+    /// The stores here are in memory, and so is their key: never the user's key file.
+    let key = FixedCalibrationKey(seed: 5)
 
     @Test func routineCalibrationsAreWrittenOncePerInterval() async throws {
         let base = ManualTimeBase()
         let store = MemoryStore()
-        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .init(minimumInterval: .seconds(60))), store: store)
+        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .init(minimumInterval: .seconds(60))), store: store, keyProvider: key)
         // The first calibration: written at once (in the background).
         clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
         await clock.storeWritesIdle()
@@ -30,7 +32,7 @@ import TimeSyncTesting
         #expect(await base.waitForSleepers(0))
         await clock.storeWritesIdle()
         #expect(store.saves == 2)
-        let content = try PersistedCalibration.content(ofSealed: try #require(try store.load()), key: try SystemCalibrationKeyProvider().key())
+        let content = try PersistedCalibration.content(ofSealed: try #require(try store.load()), key: key.bytes)
         let saved = try JSONDecoder().decode(PersistedCalibration.self, from: content)
         #expect(saved.samples.last?.time == clock.calibration?.time)
     }
@@ -38,7 +40,7 @@ import TimeSyncTesting
     @Test func aSignificantChangeIsWrittenAtOnce() async throws {
         let base = ManualTimeBase()
         let store = MemoryStore()
-        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .init(minimumInterval: .seconds(60), significantChange: .milliseconds(10))), store: store)
+        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .init(minimumInterval: .seconds(60), significantChange: .milliseconds(10))), store: store, keyProvider: key)
         clock.calibrate(with: try Fixture.exchange("a", offset: 3 * s, at: base.monotonicNow()))
         await clock.storeWritesIdle()
         base.advance(by: .seconds(1))
@@ -57,7 +59,7 @@ import TimeSyncTesting
     @Test func flushWritesAtOnceAndWriteErrorsAreEvents() async throws {
         let base = ManualTimeBase()
         let store = MemoryStore()
-        let clock = ServerClock(timeBase: base, store: store)
+        let clock = ServerClock(timeBase: base, store: store, keyProvider: key)
         let events = clock.events()
         clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
         await clock.storeWritesIdle()
@@ -79,7 +81,7 @@ import TimeSyncTesting
     @Test func everyCalibrationPolicyWritesEachOne() async throws {
         let base = ManualTimeBase()
         let store = MemoryStore()
-        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .everyCalibration), store: store)
+        let clock = ServerClock(timeBase: base, configuration: .init(persistence: .everyCalibration), store: store, keyProvider: key)
         for _ in 0..<5 {
             clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
             await clock.storeWritesIdle()
@@ -92,7 +94,7 @@ import TimeSyncTesting
         let base = ManualTimeBase()
         let store = MemoryStore()
         let clock = ServerClock(
-            timeBase: base, configuration: .init(persistence: .init(writesInBackground: false)), store: store)
+            timeBase: base, configuration: .init(persistence: .init(writesInBackground: false)), store: store, keyProvider: key)
         clock.calibrate(with: try Fixture.exchange(offset: 3 * s, at: base.monotonicNow()))
         #expect(store.saves == 1, "written before calibrate returned")
     }

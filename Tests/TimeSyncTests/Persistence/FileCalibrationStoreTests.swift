@@ -11,13 +11,15 @@ import TimeSyncTesting
 /// any key) is replaced; anything else at the path is refused with a typed error naming it, when the
 /// clock opens the store, and is left exactly as it was, however long the clock runs. Nothing blocks.
 @Suite struct FileCalibrationStoreTests {
-    let directory: URL
+    /// This test's own directory, removed at its end.
+    let temporary: TemporaryDirectory
     let key = FixedCalibrationKey([UInt8](repeating: 3, count: 32))
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("timesync-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory("timesync-store")
     }
+
+    var directory: URL { temporary.url }
 
     var path: URL { directory.appendingPathComponent("calibration.json") }
 

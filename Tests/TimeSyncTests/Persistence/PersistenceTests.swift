@@ -14,17 +14,22 @@ final class Warnings: Sendable {
 }
 
 @Suite struct PersistenceTests {
-    let directory: URL
+    /// This test's own directory, removed at its end: the store, and the key in a directory of its own.
+    let temporary: TemporaryDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("timesync-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        temporary = try TemporaryDirectory("timesync-tests")
     }
+
+    var directory: URL { temporary.url }
 
     var store: FileCalibrationStore { FileCalibrationStore(url: directory.appendingPathComponent("calibration.json")) }
 
+    /// The key file as Linux keeps it, in this test's directory rather than the user's.
+    var key: FileCalibrationKeyProvider { FileCalibrationKeyProvider(url: directory.appendingPathComponent("keys/calibration.key")) }
+
     func calibratedClock(_ base: ManualTimeBase) throws -> ServerClock {
-        let clock = ServerClock(timeBase: base, store: store)
+        let clock = ServerClock(timeBase: base, store: store, keyProvider: key)
         for _ in 0..<4 {
             clock.calibrate(with: try Fixture.exchange(offset: 42 * Fixture.second, at: base.monotonicNow()))
             base.advance(by: .seconds(16))
@@ -33,14 +38,14 @@ final class Warnings: Sendable {
         return clock
     }
 
-    @Test func aRestartRestoresTheCalibration() throws {
+    @Test func aRestartRestoresTheCalibration() async throws {
         let base = ManualTimeBase()
         let first = try calibratedClock(base)
         let reading = first.reading()
         // The app is relaunched in the same boot session: the monotonic clock went on.
         base.advance(by: .seconds(30))
         let warnings = Warnings()
-        let second = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        let second = ServerClock(timeBase: base, store: store, keyProvider: key, onWarning: warnings.record)
         #expect(second.isSynchronized)
         #expect(warnings.all.isEmpty)
         #expect(second.calibration == first.calibration)
@@ -51,6 +56,8 @@ final class Warnings: Sendable {
         second.calibrate(with: try Fixture.exchange(offset: 42 * Fixture.second, at: base.monotonicNow()))
         #expect(!second.reading().isRestored)
         #expect(second.isSynchronized)
+        // Its write done before the test's directory is removed, not after (which would make it again).
+        await second.storeWritesIdle()
     }
 
     @Test func aRebootDiscardsTheStoredAnchor() throws {
@@ -58,7 +65,7 @@ final class Warnings: Sendable {
         _ = try calibratedClock(base)
         base.reboot(bootSessionID: "manual-boot-2")
         let warnings = Warnings()
-        let clock = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        let clock = ServerClock(timeBase: base, store: store, keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
         #expect(clock.now == base.wallNow())
         #expect(warnings.all.count == 1)
@@ -72,7 +79,7 @@ final class Warnings: Sendable {
         try Data(content.utf8).write(to: store.url)
         let base = ManualTimeBase()
         let warnings = Warnings()
-        let clock = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        let clock = ServerClock(timeBase: base, store: store, keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
         #expect(warnings.all.count == 1)
         #expect(warnings.all.first?.contains("\(store.url.path) is a file of \(content.utf8.count) bytes that is not a TimeSync calibration store") == true, "\(warnings.all)")
@@ -98,7 +105,7 @@ final class Warnings: Sendable {
         try Data(content.utf8).write(to: store.url)
         let base = ManualTimeBase()
         let warnings = Warnings()
-        let clock = ServerClock(timeBase: base, store: store, onWarning: warnings.record)
+        let clock = ServerClock(timeBase: base, store: store, keyProvider: key, onWarning: warnings.record)
         #expect(!clock.isSynchronized)
         #expect(warnings.all.count == 1)
         // And the clock works normally afterwards, replacing the bad file.
@@ -106,7 +113,7 @@ final class Warnings: Sendable {
         #expect(clock.isSynchronized)
         try clock.flush()
         base.advance(by: .seconds(1))  // past the reply's arrival
-        let restored = ServerClock(timeBase: base, store: store)
+        let restored = ServerClock(timeBase: base, store: store, keyProvider: key)
         #expect(restored.isSynchronized)
     }
 
@@ -116,14 +123,14 @@ final class Warnings: Sendable {
         #expect(try store.load() != nil)
         clock.reset()
         #expect(try store.load() == nil)
-        #expect(!ServerClock(timeBase: base, store: store).isSynchronized)
+        #expect(!ServerClock(timeBase: base, store: store, keyProvider: key).isSynchronized)
     }
 
     @Test func theFileIsVersionedJSONStampedWithTheBootSessionsTagAndSealed() throws {
         let base = ManualTimeBase()
         _ = try calibratedClock(base)
         let data = try #require(try store.load())
-        let key = try SystemCalibrationKeyProvider().key()
+        let key = try self.key.key()
         let persisted = try JSONDecoder().decode(PersistedCalibration.self, from: try PersistedCalibration.content(ofSealed: data, key: key))
         // Under another key the same bytes do not open.
         #expect(throws: (any Error).self) { try PersistedCalibration.content(ofSealed: data, key: Array(repeating: 7, count: 32)) }
