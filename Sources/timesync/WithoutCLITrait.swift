@@ -7,7 +7,7 @@ import Darwin
 import Foundation
 import TimeSyncSimulation
 
-/// `timesync` built without the package's `CLI` trait (what `swift run timesync demo` builds in a
+/// `timesync` built without the package's `CLI` trait (what `swift run --scratch-path .build-notrait timesync demo` builds in a
 /// fresh clone): `demo` and `simulate` on the core and the simulator, `query` and `watch` on NTP over
 /// the system's sockets and HTTP over URLSession, with their flags read here instead of by
 /// swift-argument-parser (which only the trait brings). The commands that need the servers, NTS or

@@ -11,7 +11,7 @@ private let noTraitBinary: String? = {
     return FileManager.default.isExecutableFile(atPath: path) ? path : nil
 }()
 
-/// `timesync` built with no trait (`swift run timesync demo` in a fresh clone; `scripts/test` builds it
+/// `timesync` built with no trait (`swift run --scratch-path .build-notrait timesync demo` in a fresh clone; `scripts/test` builds it
 /// into `.build-notrait`): the offline story runs; `query` and `watch` measure real NTP and HTTP
 /// servers (NTP on the system's sockets, HTTP on URLSession) and print what the full command prints;
 /// flags are checked as the full command checks them; what needs the trait says how to build it.
