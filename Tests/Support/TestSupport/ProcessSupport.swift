@@ -203,14 +203,7 @@ package final class UnansweredListener {
     package init() throws {
         (listener, port) = try boundLoopbackSocket(listening: true, backlog: 0)
         filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard filler >= 0, connected == 0 else {
+        guard filler >= 0, connectLoopback(filler, port: port) == 0 else {
             close()
             throw POSIXError(.ECONNREFUSED)
         }
@@ -229,13 +222,17 @@ package func isListening(port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { return false }
     defer { close(fd) }
+    return connectLoopback(fd, port: port) == 0
+}
+
+/// Connects a TCP socket to 127.0.0.1:`port`; `connect(2)`'s result.
+private func connectLoopback(_ fd: Int32, port: Int) -> Int32 {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
-    let result = withUnsafePointer(to: &address) {
+    return withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    return result == 0
 }
 #endif
