@@ -182,6 +182,20 @@ package enum OwnerOnlyFile {
     ///   of it exists.
     /// - Throws: ``UntrustedPathError`` naming the first component that is not trusted.
     package static func checkPath(_ path: String) throws(UntrustedPathError) -> (resolved: String, exists: Bool) {
+        #if canImport(Darwin) && !os(macOS)
+        // iOS, tvOS, watchOS and visionOS: every app runs as one user, in a container the kernel's
+        // sandbox keeps every other app out of. No other user can rename a directory above it, and
+        // the sandbox may refuse to let the app inspect those directories at all: the path is trusted
+        // as the sandbox trusts it.
+        let resolved = (path as NSString).resolvingSymlinksInPath
+        return (resolved, FileManager.default.fileExists(atPath: resolved))
+        #else
+        return try walk(path)
+        #endif
+    }
+
+    /// ``checkPath(_:)``'s walk, component by component.
+    private static func walk(_ path: String) throws(UntrustedPathError) -> (resolved: String, exists: Bool) {
         var pending = components(of: path)
         if !path.hasPrefix("/") {
             pending = components(of: FileManager.default.currentDirectoryPath) + pending
