@@ -106,6 +106,21 @@ struct CLIOutputTests {
             #expect(log.components(separatedBy: line).count - 1 == 1, "'\(line)' not exactly once:\n\(log)")
         }
         #expect(!log.contains("Server started and listening"), "Hummingbird's start line repeats ours:\n\(log)")
+        // The URL to open, with the port it is bound to.
+        #expect(log.contains("open http://127.0.0.1:\(httpPort)/ in a browser"), "\(log)")
+    }
+
+    @Test("serve on a wildcard address prints a URL this machine opens; a port in use logs no stop")
+    func serveNamesTheURLToOpenAndNoStopForAServerThatNeverStarted() async throws {
+        let binary = try Self.binary()
+        let server = try ChildProcess(binary, ["serve", "--http", "0.0.0.0:0"])
+        defer { server.stop() }
+        #expect(try await server.wait(timeout: .seconds(20)) { server.stderr.contains("open http://127.0.0.1:") }, "\(server.stderr)")
+        let listener = try LoopbackListener()
+        defer { listener.close() }
+        let busy = try await ChildProcess.run(binary, ["serve", "--http", "127.0.0.1:\(listener.port)"], timeout: .seconds(20))
+        #expect(busy.status == 1, "\(busy)")
+        #expect(!(busy.stdout + busy.stderr).contains("server stopped"), "a server that never listened logged its stop: \(busy.stderr)")
     }
 }
 #endif

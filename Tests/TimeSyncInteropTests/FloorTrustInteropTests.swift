@@ -24,6 +24,7 @@ import TimeSyncTestSupport
         liar.stop()
         #expect(lied.updates.last?.status == "synchronized", "\(lied.stderr)")
         #expect((lied.updates.last?.offset ?? 0) > 86_399, "the liar's day")
+        #expect(lied.stderr.contains("TIMESYNC_BOOT_SESSION_ID replaces this system's boot session"), "each use is said: \(lied.stderr)")
 
         let honest = try await Fleet(shifts: [0])
         let second = boot("two")
