@@ -35,7 +35,7 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
     public var floor: UnixTime?
     /// The device's wall clock at ``savedAt``, when the saver read it: a store is restored in this
     /// boot session only if the monotonic time elapsed since the save is not longer than the wall
-    /// time elapsed (with ``restoreTolerance``), so a store from another monotonic epoch that shares
+    /// time elapsed (with ``restoreTolerance(elapsed:)``), so a store from another monotonic epoch that shares
     /// the boot identifier (a time namespace) cannot pass as this one's.
     public var savedAtWallClock: UnixTime?
 
