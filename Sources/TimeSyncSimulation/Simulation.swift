@@ -122,11 +122,6 @@ public enum Simulation {
             UnixTime(nanoseconds: trueStart + Int64(clamping: (t + server.answerError(at: t)) * 1e9))
         }
 
-        /// Every exchange of the run, in order of arrival, each on its own.
-        func samples(seed: UInt64) -> [(arrival: Double, sample: OffsetSample)] {
-            measurements(seed: seed).flatMap { measurement in measurement.samples.map { (measurement.arrival, $0) } }
-        }
-
         /// Every measurement of the run (a poll's exchanges that were answered), in order of its last
         /// reply's arrival.
         func measurements(seed: UInt64) -> [(arrival: Double, samples: [OffsetSample])] {
