@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "TimeSync", targets: ["TimeSync"]),
+        .library(name: "TimeSyncObservation", targets: ["TimeSyncObservation"]),
         .library(name: "TimeSyncNTP", targets: ["TimeSyncNTP"]),
         .library(name: "TimeSyncRoughtime", targets: ["TimeSyncRoughtime"]),
         .library(name: "TimeSyncNTPServer", targets: ["TimeSyncNTPServer"]),
@@ -66,6 +67,9 @@ let package = Package(
         .target(
             name: "TimeSync", dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             resources: [.copy("PrivacyInfo.xcprivacy")]),
+        // The clock's state for SwiftUI through Observation (macOS 14, iOS 17): a module of its own, so
+        // that an app on older systems links no `@Observable` class with the core.
+        .target(name: "TimeSyncObservation", dependencies: ["TimeSync"]),
         // Transports: thin adapters over the core.
         // The system's UDP sockets (POSIX) and name resolution, and the one driver that runs the core's
         // NTP, NTS and Roughtime exchanges on them (package-internal: the client modules export it).
@@ -254,6 +258,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncTests",
             dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncFixtures", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TimeSyncObservationTests", dependencies: ["TimeSync", "TimeSyncObservation", "TimeSyncTesting", "TimeSyncFixtures"]),
         .testTarget(
             name: "TimeSyncSimulationTests", dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncSimulation", "TimeSyncFixtures"]),
         .testTarget(

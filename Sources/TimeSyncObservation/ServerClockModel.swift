@@ -1,8 +1,9 @@
 #if canImport(Observation)
 import Observation
+import TimeSync
 
-/// A ``ServerClock``'s state for SwiftUI: its latest reading and status, refreshed at a cadence you
-/// pick and at once when the clock or its ``TimeSynchronizer`` reports something, and optionally a
+/// A `ServerClock`'s state for SwiftUI: its latest reading and status, refreshed at a cadence you
+/// pick and at once when the clock or its `TimeSynchronizer` reports something, and optionally a
 /// countdown to a server time.
 ///
 /// ```swift
@@ -14,11 +15,11 @@ import Observation
 /// ```
 ///
 /// The model only watches: it neither starts nor stops the synchronizer. Its tasks wait on the
-/// clock's ``ServerClock/timeBase``, so tests drive it with a hand-moved time base. They end with
+/// clock's `ServerClock.timeBase`, so tests drive it with a hand-moved time base. They end with
 /// ``stop()`` or when the model is deallocated.
 ///
 /// A refresh every second suits a status badge or a seconds display. For a display that moves with
-/// every frame, read ``ServerClock/now`` inside a `TimelineView` instead: it costs one monotonic read
+/// every frame, read `ServerClock.now` inside a `TimelineView` instead: it costs one monotonic read
 /// and takes no lock.
 @available(macOS 14, iOS 17, tvOS 17, watchOS 10, *)
 @MainActor
@@ -31,7 +32,7 @@ public final class ServerClockModel {
     /// changes, so a view that reads only the status is not redrawn at every refresh.
     public private(set) var status: SynchronizationStatus
     /// The latest tick of the countdown started with ``startCountdown(to:tick:edge:)``, `nil` when
-    /// none was started. After the final tick (``CountdownTick/isFinished``) it stays at zero.
+    /// none was started. After the final tick (`CountdownTick.isFinished`) it stays at zero.
     public private(set) var countdown: CountdownTick?
     /// What the synchronizer did and will do next, refreshed with ``reading``; `nil` when the model
     /// was made from a clock alone.
@@ -170,7 +171,7 @@ public final class ServerClockModel {
         return MonotonicInstant(nanoseconds: previous.nanoseconds.saturatingAdd(overflow ? .max : ahead))
     }
 
-    /// Starts iterating a fresh ``Countdown`` to the target: its first tick comes at once, so an
+    /// Starts iterating a fresh `Countdown` to the target: its first tick comes at once, so an
     /// event's recalibration shows without waiting for the next tick.
     private func runCountdown() {
         countdownTask?.cancel()

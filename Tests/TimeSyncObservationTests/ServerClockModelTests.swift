@@ -3,6 +3,7 @@ import Observation
 import Testing
 import TimeSync
 import TimeSyncFixtures
+import TimeSyncObservation
 import TimeSyncTesting
 
 /// The observable model on a hand-moved clock: observation fires on real changes, refreshes keep the

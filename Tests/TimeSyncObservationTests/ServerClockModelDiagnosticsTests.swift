@@ -3,6 +3,7 @@ import Observation
 import Testing
 import TimeSync
 import TimeSyncFixtures
+import TimeSyncObservation
 import TimeSyncTesting
 
 /// A model made from a synchronizer publishes its diagnostics with each refresh; one made from a
