@@ -23,7 +23,7 @@ package enum URLSessionLoad {
     /// the load.
     /// - Throws: URLSession's errors, `URLError(.timedOut)`, `CancellationError`.
     package static func data(
-        for request: URLRequest, session: URLSession, timeout: Duration, timeBase: any TimeBase = SystemTimeBase()
+        for request: URLRequest, session: URLSession, timeout: Duration, timeBase: any TimeBase
     ) async throws -> (Data, URLResponse) {
         var request = request
         let seconds = max(0.001, timeout.secondsValue)

@@ -73,7 +73,7 @@ extension NTPClient {
         _ server: NTPServerAddress, timeout: Duration, deadline: MonotonicInstant? = nil, _ body: (IPEndpoint) async throws -> Result
     ) async throws -> Result {
         let resolution = deadline.map { min(timeout, timeBase.monotonicNow().duration(to: $0)) } ?? timeout
-        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port, policy: addressPolicy, timeout: resolution)
+        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port, policy: addressPolicy, timeout: resolution, timeBase: timeBase)
         var lastError: any Error = NTPClientError(.noAddresses, server.host)
         for address in addresses {
             if let deadline, timeBase.monotonicNow() >= deadline { break }

@@ -105,7 +105,7 @@ public struct NTPPoolSource: Sendable {
             let addresses: [IPEndpoint]
             do {
                 addresses = try await NTPResolver.resolve(
-                    host: server.host, port: server.port, policy: configuration.addressPolicy, timeout: configuration.timeout)
+                    host: server.host, port: server.port, policy: configuration.addressPolicy, timeout: configuration.timeout, timeBase: clock.timeBase)
             } catch is CancellationError {
                 return
             } catch {

@@ -111,7 +111,7 @@ public final class NTSClient: Sendable {
         // The cookie is spent whatever happens next: it is never sent twice.
         state.withLockedValue { $0.association = exchange.association }
         let addresses = try await NTPResolver.resolve(
-            host: association.host, port: Int(association.port), policy: configuration.addressPolicy, timeout: remaining())
+            host: association.host, port: Int(association.port), policy: configuration.addressPolicy, timeout: remaining(), timeBase: timeBase)
         guard let address = addresses.first else { throw NTPClientError(.noAddresses, association.host) }
         let result: Result<NTPReply, any Error>
         do {

@@ -85,7 +85,7 @@ public struct RoughtimeClient: Sendable {
     ///   `NTPClientError` for resolution and socket failures, `CancellationError`.
     public func exchange(nonce: [UInt8]? = nil, timeout: Duration = .seconds(5)) async throws -> Exchange {
         let started = timeBase.monotonicNow()
-        let addresses = try await NTPResolver.resolve(host: host, port: port, policy: addressPolicy, timeout: timeout)
+        let addresses = try await NTPResolver.resolve(host: host, port: port, policy: addressPolicy, timeout: timeout, timeBase: timeBase)
         guard let address = addresses.first else { throw NTPClientError(.noAddresses, host) }
         var generator = SystemRandomNumberGenerator()
         let request = RoughtimeRequest(

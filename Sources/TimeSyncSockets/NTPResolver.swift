@@ -27,7 +27,7 @@ package enum NTPResolver {
     ///   `.noAddresses` (no IPv4 or IPv6 address), `.localAddresses` (only addresses the policy
     ///   refuses), `CancellationError`.
     package static func resolve(
-        host: String, port: Int, policy: AddressPolicy, timeout: Duration, timeBase: any TimeBase = SystemTimeBase()
+        host: String, port: Int, policy: AddressPolicy, timeout: Duration, timeBase: any TimeBase
     ) async throws -> [IPEndpoint] {
         if let literal = try lookup(host: host, port: port, numericOnly: true) { return literal }
         let outcome = Locked<Result<[IPEndpoint], NTPClientError>?>(nil)

@@ -3,8 +3,10 @@ import Testing
 
 /// The repository's shape, checked where a change could quietly break it: the core holds no
 /// `@Observable` class (an app on iOS 16 links the core), every relative link in the Markdown a user
-/// reads (README, docs/, ARCHITECTURE.md, each DocC catalog) names a file that exists, and each
-/// module's DocC landing page lists every public type the module declares at the top level.
+/// reads (README, docs/, ARCHITECTURE.md, each DocC catalog) names a file that exists, each module's
+/// DocC landing page lists every public type the module declares at the top level, only the sockets
+/// module calls the system's socket and resolver functions, and only public entry points default to
+/// the system's clocks (inside the library every call passes the time base it was given on).
 @Suite struct ArchitectureTests {
     static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -160,5 +162,96 @@ import Testing
             extension A { public enum G {} }
             """
         #expect(Self.topLevelPublicTypes(in: source) == ["A", "B", "C", "E", "F"])
+    }
+
+    /// The system's socket, polling and name-resolution functions: only `TimeSyncSockets` calls them
+    /// from Swift (the NTP server's batched I/O goes through the C target `CTimeSyncBatchIO`).
+    static let socketFunctions = [
+        "recv", "recvfrom", "recvmsg", "recvmmsg", "send", "sendto", "sendmsg", "sendmmsg", "poll", "select", "epoll_wait",
+        "getaddrinfo", "getnameinfo",
+    ]
+
+    /// The calls of `functions` in a Swift source, as "line: text": a name followed by `(` that is not a
+    /// member (`.poll(`, but `Glibc.poll(` is the system's), a declaration (`func poll(`, `case poll(`),
+    /// part of a longer name, or a Swift call (no argument, or a labelled one).
+    static func calls(of functions: [String], in source: String) -> [String] {
+        var found: [String] = []
+        for (number, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let code = line.trimmingCharacters(in: .whitespaces)
+            if code.hasPrefix("//") { continue }
+            for name in functions {
+                var searchFrom = code.startIndex
+                while let range = code.range(of: name + "(", range: searchFrom..<code.endIndex) {
+                    searchFrom = range.upperBound
+                    let before = code[..<range.lowerBound]
+                    let qualified = ["Glibc.", "Darwin.", "Musl.", "Android."].contains { before.hasSuffix($0) }
+                    if !qualified, let last = before.last, last.isLetter || last.isNumber || last == "_" || last == "." { continue }
+                    // A C function takes no argument labels, and these take at least one argument.
+                    let arguments = code[range.upperBound...].prefix { $0 != ")" }
+                    if arguments.isEmpty || arguments.contains(where: { $0 == ":" }) { continue }
+                    let words = before.split(separator: " ")
+                    if let previous = words.last, ["func", "case", "var", "let"].contains(previous) { continue }
+                    found.append("\(number + 1): \(code)")
+                }
+            }
+        }
+        return found
+    }
+
+    @Test func onlyTheSocketsModuleCallsTheSystemsSocketFunctions() throws {
+        let sources = Self.files(under: "Sources", endingWith: ".swift").filter { !$0.hasPrefix("Sources/TimeSyncSockets/") }
+        #expect(sources.count > 200)
+        var found: [String] = []
+        for path in sources {
+            found += Self.calls(of: Self.socketFunctions, in: try Self.read(path)).map { "\(path):\($0)" }
+        }
+        #expect(found.isEmpty, "socket calls outside TimeSyncSockets:\n\(found.joined(separator: "\n"))")
+        // The check sees the module's own calls.
+        let sockets = Self.files(under: "Sources/TimeSyncSockets", endingWith: ".swift")
+        #expect(try sockets.contains { !Self.calls(of: ["getaddrinfo"], in: try Self.read($0)).isEmpty })
+        #expect(try sockets.contains { !Self.calls(of: ["poll"], in: try Self.read($0)).isEmpty })
+    }
+
+    @Test func theCallReaderSkipsMembersAndDeclarations() {
+        let source = """
+            let n = recvfrom(fd, &buffer, count, 0, nil, nil)
+            await loop.poll(source)
+            case poll(source: Int)
+            static func poll(forInterval seconds: Double) -> Int8 {
+            // poll(fds, 1, timeout)
+            let status = Glibc.poll(&fds, 1, timeout)
+            await poll()
+            return send(source, at: now)
+            """
+        #expect(
+            Self.calls(of: Self.socketFunctions, in: source) == [
+                "1: let n = recvfrom(fd, &buffer, count, 0, nil, nil)", "6: let status = Glibc.poll(&fds, 1, timeout)",
+            ])
+    }
+
+    /// The declarations in the library (not the command) whose parameter defaults to `SystemTimeBase()`,
+    /// as "path:line", when the declaration is not public. A default inside the library lets one call
+    /// quietly wait on the real clock while its caller runs on another time base.
+    @Test func onlyPublicEntryPointsDefaultToTheSystemsClocks() throws {
+        let sources = Self.files(under: "Sources", endingWith: ".swift").filter { !$0.hasPrefix("Sources/timesync/") }
+        var defaults = 0
+        var hidden: [String] = []
+        for path in sources {
+            let lines = try Self.read(path).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            for (index, line) in lines.enumerated() where line.contains("TimeBase = SystemTimeBase()") {
+                defaults += 1
+                // The declaration starts on this line or one of the few before it.
+                let start = (max(0, index - 6)...index).reversed().first {
+                    let code = lines[$0].trimmingCharacters(in: .whitespaces)
+                    return !code.hasPrefix("//") && (code.contains("func ") || code.contains(" init(") || code.contains(" init<") || code.hasPrefix("init("))
+                }
+                guard let start, lines[start].contains("public ") else {
+                    hidden.append("\(path):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                    continue
+                }
+            }
+        }
+        #expect(defaults > 10, "no default time base found: the check reads nothing")
+        #expect(hidden.isEmpty, "non-public declarations defaulting to the system's clocks:\n\(hidden.joined(separator: "\n"))")
     }
 }

@@ -10,7 +10,7 @@ package struct DeadlineTimer: Sendable {
     ///   - timeout: How long from now.
     ///   - timeBase: The clocks (``SystemTimeBase`` outside tests).
     ///   - expire: Called once when the timeout has passed, unless ``cancel()`` came first.
-    package init(after timeout: Duration, on timeBase: any TimeBase = SystemTimeBase(), expire: @escaping @Sendable () -> Void) {
+    package init(after timeout: Duration, on timeBase: any TimeBase, expire: @escaping @Sendable () -> Void) {
         let deadline = timeBase.monotonicNow().advanced(by: timeout)
         task = Task.detached(priority: .userInitiated) {
             do {
