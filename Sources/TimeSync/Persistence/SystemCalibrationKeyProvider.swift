@@ -1,8 +1,8 @@
 import Foundation
 
 /// The platform's place for the key: the Keychain on Apple platforms
-/// (`KeychainCalibrationKeyProvider`), a private file on Linux (``FileCalibrationKeyProvider`` at
-/// ``FileCalibrationKeyProvider/defaultURL``).
+/// (`KeychainCalibrationKeyProvider`), a private file on Linux (`FileCalibrationKeyProvider` at
+/// `FileCalibrationKeyProvider.defaultURL`).
 ///
 /// On macOS a process the data protection Keychain refuses (a command-line tool signed without a
 /// keychain entitlement) keeps its key in the private file at `FileCalibrationKeyProvider.defaultURL`

@@ -120,10 +120,21 @@ package enum OwnerOnlyFile {
             guard got > 0 else { break }
             written += got
         }
-        let failure: Int32? = written < bytes.count ? (errno == 0 ? EIO : errno) : (fsync(descriptor) == 0 ? nil : errno)
+        let failure: Int32? = written < bytes.count ? (errno == 0 ? EIO : errno) : (flushToStorage(descriptor) ? nil : errno)
         close(descriptor)
         if failure != nil { unlink(path) }
         return failure
+    }
+
+    /// Makes a file's written bytes durable: `fsync`, and on Apple platforms `F_FULLFSYNC`, since there
+    /// `fsync` only hands the data to the drive, whose cache may lose it at power loss (fsync(2) on
+    /// macOS). A file system that does not support `F_FULLFSYNC` gets `fsync`.
+    /// - Returns: Whether it succeeded (`errno` says why not).
+    static func flushToStorage(_ descriptor: Int32) -> Bool {
+        #if canImport(Darwin)
+        if fcntl(descriptor, F_FULLFSYNC) != -1 { return true }
+        #endif
+        return fsync(descriptor) == 0
     }
 
     /// Reads from a descriptor until its end or `limit` bytes, whichever comes first.

@@ -26,8 +26,13 @@ guard arguments.count > 1, let suite = option("--suite", arguments), let keyPath
 }
 guard let store = UserDefaultsCalibrationStore(suiteName: suite) else { fail("cannot open the suite \(suite)") }
 let timeBase = SystemTimeBase()
+#if !canImport(Darwin) || os(macOS)
+let keyProvider: any CalibrationKeyProvider = FileCalibrationKeyProvider(url: URL(fileURLWithPath: keyPath))
+#else
+let keyProvider: any CalibrationKeyProvider = SystemCalibrationKeyProvider()  // no key file on iOS, tvOS, watchOS
+#endif
 let clock = ServerClock(
-    timeBase: timeBase, store: store, keyProvider: FileCalibrationKeyProvider(url: URL(fileURLWithPath: keyPath)),
+    timeBase: timeBase, store: store, keyProvider: keyProvider,
     onWarning: { FileHandle.standardError.write(Data("store-writer: \($0)\n".utf8)) })
 
 switch arguments[1] {

@@ -27,6 +27,9 @@ import TimeSyncTesting
         return path
     }
 
+    // The walk from `/` is made where OwnerOnlyFile makes it, on macOS and Linux (on iOS, tvOS and
+    // watchOS the app's sandbox is trusted), and the key file is kept there only.
+    #if !canImport(Darwin) || os(macOS)
     /// The key provider's error, with the path's error underneath.
     func keyRefusal(_ key: String) -> (error: CalibrationKeyError, path: UntrustedPathError?)? {
         do {
@@ -196,6 +199,8 @@ import TimeSyncTesting
         #expect(storeRefusals(store).isEmpty)
         #expect(exists(temporary.path + "/a/b/calibration.json"))
     }
+
+#endif
 
     /// A store that cannot be written says so in one line: the path, the system's reason and what
     /// to do, never Foundation's dump of the error; the clock's warning is that line.

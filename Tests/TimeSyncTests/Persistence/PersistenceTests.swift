@@ -25,8 +25,15 @@ final class Warnings: Sendable {
 
     var store: FileCalibrationStore { FileCalibrationStore(url: directory.appendingPathComponent("calibration.json")) }
 
-    /// The key file as Linux keeps it, in this test's directory rather than the user's.
-    var key: FileCalibrationKeyProvider { FileCalibrationKeyProvider(url: directory.appendingPathComponent("keys/calibration.key")) }
+    /// The key file as macOS and Linux keep it, in this test's directory rather than the user's; where
+    /// there is no key file (iOS, tvOS, watchOS), a fixed key.
+    var key: any CalibrationKeyProvider {
+        #if !canImport(Darwin) || os(macOS)
+        FileCalibrationKeyProvider(url: directory.appendingPathComponent("keys/calibration.key"))
+        #else
+        FixedCalibrationKey(seed: 29)
+        #endif
+    }
 
     func calibratedClock(_ base: ManualTimeBase) throws -> ServerClock {
         let clock = ServerClock(timeBase: base, store: store, keyProvider: key)
