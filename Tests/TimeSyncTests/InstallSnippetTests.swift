@@ -64,8 +64,8 @@ import Testing
 
     @Test func thePackageNeedsToolsVersion6_1AndTheREADMESaysSo() throws {
         let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
-        #expect(manifest.hasPrefix("// swift-tools-version: 6.1\n"), "traits need tools version 6.1")
+        #expect(manifest.hasPrefix("// swift-tools-version: 6.2\n"), "the README tells apps tools version 6.2")
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("swift-tools-version: 6.1"), "the README does not tell an app its tools version")
+        #expect(readme.contains("swift-tools-version: 6.2"), "the README does not tell an app its tools version")
     }
 }
