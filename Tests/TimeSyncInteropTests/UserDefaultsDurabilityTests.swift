@@ -52,5 +52,49 @@ struct UserDefaultsDurabilityTests {
         let offset = try #require(words.count == 3 ? Int(words[2]) : nil, "\(restoring.stdout)")
         #expect(abs(offset - 42_000) <= 1_000, "restored offset \(offset) ms, saved 42000 ms")
     }
+
+    /// Where the system refuses its boot session identifier (here Linux's boot ID, masked in a mount
+    /// namespace of the test's own), the boot time tells boot sessions apart: a saved calibration is
+    /// still restored by the next launch, and each launch warns that the boot time is in use.
+    @Test(.enabled(if: Interop.shouldRun(["unshare"]) && geteuid() == 0), .timeLimit(.minutes(1)))
+    func theBootTimeTellsBootsApartWhereTheBootIDIsRefused() async throws {
+        let writer = try #require(storeWriter(), "build the store-writer executable first")
+        let unshare = try #require(Interop.find("unshare"))
+        let home = try makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let environment = [
+            "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
+            "CFFIXED_USER_HOME": home,
+        ]
+        let suite = "TimeSyncInteropTests.\(UUID().uuidString)"
+        let key = "\(home)/keys/calibration.key"
+        // A private mount namespace (unshare's default propagation): /dev/null over the boot ID, then
+        // the writer, in the same process.
+        func masked(_ arguments: [String]) -> [String] {
+            ["-m", "sh", "-c", "mount --bind /dev/null /proc/sys/kernel/random/boot_id && exec \"$@\"", "sh", writer] + arguments
+        }
+        let probe = try await ChildProcess.run(unshare, ["-m", "sh", "-c", "mount --bind /dev/null /proc/sys/kernel/random/boot_id && cat /proc/sys/kernel/random/boot_id | wc -c"], timeout: .seconds(10))
+        try #require(probe.status == 0 && probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0", "cannot mask the boot ID here: \(probe.stdout) \(probe.stderr)")
+
+        let saving = try ChildProcess(unshare, masked(["save", "--suite", suite, "--key", key, "--offset-ms", "42000"]), environment: environment)
+        defer { saving.stop() }
+        let saved = try await saving.wait(timeout: .seconds(30)) { saving.stdout.contains("saved") }
+        #expect(saved, "store-writer did not save: \(saving.stderr)")
+        #expect(saving.stderr.contains("boot time"), "no warning that the boot time stands in for the boot ID: \(saving.stderr)")
+        saving.stop()
+
+        let restoring = try await ChildProcess.run(unshare, masked(["restore", "--suite", suite, "--key", key]), environment: environment)
+        #expect(restoring.status == 0, "\(restoring.stderr)")
+        let words = restoring.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(words.first == "restored", "the boot time did not carry the store across launches: \(restoring.stdout) \(restoring.stderr)")
+        #expect(words.dropFirst().first == "synchronized")
+        #expect(restoring.stderr.contains("boot time"), "\(restoring.stderr)")
+
+        // Without the mask, the boot ID is this boot's other name: the store is taken for another
+        // boot's (its floor kept), never for this one under a wrong identity.
+        let unmasked = try await ChildProcess.run(writer, ["restore", "--suite", suite, "--key", key], environment: environment)
+        #expect(!unmasked.stdout.hasPrefix("restored synchronized"), "\(unmasked.stdout) \(unmasked.stderr)")
+        #expect(!unmasked.stderr.contains("boot time"), "\(unmasked.stderr)")
+    }
 }
 #endif

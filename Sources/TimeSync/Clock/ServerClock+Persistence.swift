@@ -34,11 +34,16 @@ extension ServerClock {
         _ store: any CalibrationStore, keyProvider: (any CalibrationKeyProvider)?, timeBase: any TimeBase, policy: PersistencePolicy,
         events: EventSubscribers<ServerClockEvent>, onWarning: (@Sendable (String) -> Void)?
     ) -> (store: any CalibrationStore, key: [UInt8]?, persistence: ClockPersistence)? {
-        guard timeBase.bootSessionID != nil else {
-            let reason = "this system gives no boot session identifier, so a saved calibration could not be told from one of an earlier boot: calibrations are neither restored nor saved"
+        guard let bootSessionID = timeBase.bootSessionID else {
+            let reason = "this system gives neither a boot session identifier nor its boot time, so a saved calibration could not be told from one of an earlier boot: calibrations are neither restored nor saved"
             onWarning?("TimeSync: stored calibration ignored: \(reason)")
             events.emit(.storeIgnored(reason: reason))
             return nil
+        }
+        if BootSession.isBootTime(bootSessionID) {
+            onWarning?(
+                "TimeSync: this system refused its boot session identifier, so the boot time tells boots apart: after a change of this device's clock, a saved calibration is taken for an earlier boot's (only its floor is kept)"
+            )
         }
         do {
             try store.validate()
