@@ -5,7 +5,7 @@ import TimeSyncFixtures
 import TimeSyncTesting
 
 /// Where the system refuses its boot session identifier, the boot time tells boots apart, and the
-/// clock says so once; without either, nothing is saved or restored.
+/// clock says so once (without either, nothing is saved: CalibrationKeyTests).
 @Suite struct BootTimeFallbackTests {
     let synchronous = ServerClock.Configuration(persistence: PersistencePolicy(writesInBackground: false))
 
@@ -60,17 +60,5 @@ import TimeSyncTesting
         // The same boot under the system's identifier is another identity: not restored as this boot's.
         let other = ManualTimeBase(bootSessionID: "9c1d")
         #expect(!ServerClock(timeBase: other, configuration: synchronous, store: store, keyProvider: key).isSynchronized)
-    }
-
-    @Test func aClockWithoutEitherNeitherSavesNorRestores() throws {
-        let store = MemoryCalibrationStore()
-        let base = ManualTimeBase(bootSessionID: BootSession.identify(sessionID: nil, bootTime: nil))
-        let warnings = Locked<[String]>([])
-        let clock = ServerClock(
-            timeBase: base, store: store, keyProvider: FixedCalibrationKey(seed: 3), onWarning: { text in warnings.withLock { $0.append(text) } })
-        clock.calibrate(with: try Fixture.exchange(offset: 5 * Fixture.second, at: base.monotonicNow()))
-        try clock.flush()
-        #expect(try store.load() == nil)
-        #expect(warnings.withLock { $0 }.contains { $0.contains("neither a boot session identifier nor its boot time") })
     }
 }

@@ -56,7 +56,7 @@ import TimeSyncTesting
         let warnings = WarningLog()
         let clock = ServerClock(timeBase: base, store: store, keyProvider: FixedCalibrationKey(seed: 1), onWarning: warnings.record)
         #expect(warnings.all.count == 1)
-        #expect(warnings.all.first?.contains("no boot session identifier") == true, "\(warnings.all)")
+        #expect(warnings.all.first?.contains("neither a boot session identifier nor its boot time") == true, "\(warnings.all)")
         clock.calibrate(with: try Fixture.exchange(offset: 42 * Fixture.second, at: base.monotonicNow()))
         try clock.flush()
         #expect(try store.load() == nil)
