@@ -95,7 +95,7 @@ public struct NTPPoolSource: Sendable {
 
     private func sleep(for duration: Duration) async throws {
         let timeBase = clock.timeBase
-        try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: duration))
+        try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: duration), tolerance: SleepTolerance.forWait(duration))
     }
 
     /// Resolves one name and has its addresses polled; resolves it again when they have all stopped.

@@ -22,4 +22,7 @@ struct BootSessionOverride: TimeBase {
     func monotonicNow() -> MonotonicInstant { base.monotonicNow() }
     func wallNow() -> UnixTime { base.wallNow() }
     func sleep(until deadline: MonotonicInstant) async throws { try await base.sleep(until: deadline) }
+    func sleep(until deadline: MonotonicInstant, tolerance: Duration) async throws {
+        try await base.sleep(until: deadline, tolerance: tolerance)
+    }
 }

@@ -132,6 +132,9 @@ final class TamperableTimeBase: TimeBase {
     func monotonicNow() -> MonotonicInstant { system.monotonicNow() }
     func wallNow() -> UnixTime { UnixTime(nanoseconds: system.wallNow().nanoseconds + wallShift.value) }
     func sleep(until deadline: MonotonicInstant) async throws { try await system.sleep(until: deadline) }
+    func sleep(until deadline: MonotonicInstant, tolerance: Duration) async throws {
+        try await system.sleep(until: deadline, tolerance: tolerance)
+    }
     var bootSessionID: String? { system.bootSessionID }
 
     func jumpWall(by duration: Duration) { wallShift.add(duration.nanosecondsClamped) }

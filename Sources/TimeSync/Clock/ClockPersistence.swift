@@ -37,7 +37,7 @@ final class ClockPersistence: Sendable {
             case .writeAt(let instant):
                 guard state.deferredWrite == nil else { return nil }
                 let task = Task.detached(priority: .utility) { [timeBase] in
-                    try? await timeBase.sleep(until: instant)
+                    try? await timeBase.sleep(until: instant, tolerance: SleepTolerance.forWait(monotonic.duration(to: instant)))
                     if !Task.isCancelled { due() }
                 }
                 state.deferredWrite = (instant, task)

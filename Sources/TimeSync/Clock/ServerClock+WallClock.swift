@@ -25,7 +25,7 @@ extension ServerClock {
         while !Task.isCancelled {
             checkWallClock()
             do {
-                try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: interval))
+                try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: interval), tolerance: SleepTolerance.forWait(interval))
             } catch {
                 return
             }

@@ -84,13 +84,14 @@ extension Waiters {
     /// - Returns: Whether `ready` is true when the wait ends.
     @discardableResult
     package func wait(
-        until ready: @escaping @Sendable () -> Bool, orUntil deadline: MonotonicInstant?, on timeBase: any TimeBase
+        until ready: @escaping @Sendable () -> Bool, orUntil deadline: MonotonicInstant?, on timeBase: any TimeBase,
+        tolerance: Duration = .zero
     ) async -> Bool {
         if ready() { return true }
         guard let deadline else { return await wait(until: ready) }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.wait(until: ready) }
-            group.addTask { try? await timeBase.sleep(until: deadline) }
+            group.addTask { try? await timeBase.sleep(until: deadline, tolerance: tolerance) }
             await group.next()
             group.cancelAll()
         }

@@ -224,10 +224,14 @@ package final class SynchronizerLoop: Sendable {
     }
 
     /// Sleeps until `deadline` (forever when `nil`), or until a wake-up after `generation`.
+    /// The wait is for the next poll, which may come a little late: it asks for
+    /// ``SleepTolerance/forWait(_:)`` of leeway, so the system can group the wake-up with others.
     private func sleep(until deadline: MonotonicInstant?, unlessWokenSince generation: UInt64) async {
         let state = self.state
         state.withLock { $0.parked = generation }
-        await waiters.wait(until: { state.withLock { $0.wakes != generation } }, orUntil: deadline, on: clock.timeBase)
+        let tolerance = deadline.map { SleepTolerance.forWait(clock.timeBase.monotonicNow().duration(to: $0)) } ?? .zero
+        await waiters.wait(
+            until: { state.withLock { $0.wakes != generation } }, orUntil: deadline, on: clock.timeBase, tolerance: tolerance)
         state.withLock { $0.parked = nil }
     }
 }

@@ -18,12 +18,17 @@ public struct SystemTimeBase: TimeBase {
     }
 
     public func sleep(until deadline: MonotonicInstant) async throws {
+        try await sleep(until: deadline, tolerance: .zero)
+    }
+
+    public func sleep(until deadline: MonotonicInstant, tolerance: Duration) async throws {
         // Relative sleeps on the continuous clock, re-checked against the boot clock, so a
         // suspension or a late wake-up never makes us wake early.
+        let leeway = max(.zero, tolerance)
         while true {
             let remaining = deadline.nanoseconds - SystemClocks.monotonicNanoseconds()
             if remaining <= 0 { return }
-            try await Task.sleep(for: .nanoseconds(remaining), tolerance: .zero, clock: .continuous)
+            try await Task.sleep(for: .nanoseconds(remaining), tolerance: leeway, clock: .continuous)
         }
     }
 

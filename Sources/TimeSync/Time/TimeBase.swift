@@ -11,12 +11,23 @@ public protocol TimeBase: Sendable {
     /// Suspends until the monotonic clock reaches `deadline`.
     /// - Throws: `CancellationError` when the task is cancelled.
     func sleep(until deadline: MonotonicInstant) async throws
+    /// Suspends until the monotonic clock reaches `deadline`, letting the system wake up to
+    /// `tolerance` later so that it can group wake-ups and save energy. The library asks for a tenth
+    /// of the wait (at most a minute) where lateness costs nothing but a later answer, such as the
+    /// next poll, and for none where the instant matters, such as an exchange's deadline. The
+    /// default implementation ignores the tolerance.
+    /// - Throws: `CancellationError` when the task is cancelled.
+    func sleep(until deadline: MonotonicInstant, tolerance: Duration) async throws
     /// An identifier of the current boot session, or `nil` when the platform gives none.
     /// Monotonic readings are comparable only while it stays the same.
     var bootSessionID: String? { get }
 }
 
 extension TimeBase {
+    public func sleep(until deadline: MonotonicInstant, tolerance: Duration) async throws {
+        try await sleep(until: deadline)
+    }
+
     /// Reads the wall clock between two monotonic readings (see ``WallClockPair``); when a read is
     /// interrupted (a gap over 20 µs) it tries again, up to four times, and keeps the tightest.
     public func wallClockPair() -> WallClockPair {
