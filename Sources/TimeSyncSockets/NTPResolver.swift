@@ -15,8 +15,10 @@ import TimeSync
 package enum NTPResolver {
     /// The addresses of `host` for `port` to try, in order.
     ///
-    /// An IP literal (a link-local IPv6 one with its `%zone`) is used as it is, with no lookup and no
-    /// filtering.
+    /// An IP literal (a link-local IPv6 one with its `%zone`) is used as it is, with no filtering. On
+    /// Apple platforms an IPv4 literal is also passed to `getaddrinfo` without `AI_NUMERICHOST`, as
+    /// Apple's guidance for IPv6-only networks asks: on a NAT64 network it answers with the synthesized
+    /// IPv6 address, the only way to that server there ("Supporting IPv6 DNS64/NAT64 Networks").
     /// - Parameters:
     ///   - host: A host name or IP literal.
     ///   - port: The port.
@@ -29,7 +31,32 @@ package enum NTPResolver {
     package static func resolve(
         host: String, port: Int, policy: AddressPolicy, timeout: Duration, timeBase: any TimeBase
     ) async throws -> [IPEndpoint] {
-        if let literal = try lookup(host: host, port: port, numericOnly: true) { return literal }
+        if let literal = try lookup(host: host, port: port, numericOnly: true) {
+            #if canImport(Darwin)
+            if literal.allSatisfy({ $0.address.family == .v4 }),
+                let synthesized = try? await lookupOffThread(host: host, port: port, timeout: timeout, timeBase: timeBase, literal: true),
+                !synthesized.isEmpty
+            {
+                return synthesized
+            }
+            #endif
+            return literal
+        }
+        let resolved = try await lookupOffThread(host: host, port: port, timeout: timeout, timeBase: timeBase)
+        guard !resolved.isEmpty else { throw NTPClientError(.noAddresses, host) }
+        switch policy.select(resolved, forHost: host) {
+        case .use(let addresses):
+            return addresses
+        case .refused(let refused):
+            let listed = refused.prefix(4).map { "\($0.address) (\($0.address.scope))" }.joined(separator: ", ")
+            throw NTPClientError(.localAddresses, "\(host) resolved only to \(listed)")
+        }
+    }
+
+    /// `getaddrinfo` on a dispatch queue, within `timeout` on `timeBase`'s monotonic clock.
+    private static func lookupOffThread(
+        host: String, port: Int, timeout: Duration, timeBase: any TimeBase, literal: Bool = false
+    ) async throws -> [IPEndpoint] {
         let outcome = Locked<Result<[IPEndpoint], NTPClientError>?>(nil)
         let waiters = Waiters()
         @Sendable func finish(_ result: Result<[IPEndpoint], NTPClientError>) {
@@ -41,7 +68,7 @@ package enum NTPResolver {
         }
         DispatchQueue.global(qos: .userInitiated).async {
             do throws(NTPClientError) {
-                finish(.success(try lookup(host: host, port: port, numericOnly: false) ?? []))
+                finish(.success(try lookup(host: host, port: port, numericOnly: false, literal: literal) ?? []))
             } catch {
                 finish(.failure(error))
             }
@@ -51,21 +78,15 @@ package enum NTPResolver {
             finish(.failure(NTPClientError(.dnsFailure, "\(host): no answer from the resolver within \(timeout.readable)")))
         }
         defer { timer.cancel() }
-        let resolved = try await waiters.wait { outcome.withLock { $0 } }.get()
-        guard !resolved.isEmpty else { throw NTPClientError(.noAddresses, host) }
-        switch policy.select(resolved, forHost: host) {
-        case .use(let addresses):
-            return addresses
-        case .refused(let refused):
-            let listed = refused.prefix(4).map { "\($0.address) (\($0.address.scope))" }.joined(separator: ", ")
-            throw NTPClientError(.localAddresses, "\(host) resolved only to \(listed)")
-        }
+        return try await waiters.wait { outcome.withLock { $0 } }.get()
     }
 
     /// `getaddrinfo` for UDP: every IPv4 and IPv6 address, in the resolver's order.
-    /// - Parameter numericOnly: Only parse an IP literal (`AI_NUMERICHOST`: no lookup); `nil` when
-    ///   `host` is not one.
-    private static func lookup(host: String, port: Int, numericOnly: Bool) throws(NTPClientError) -> [IPEndpoint]? {
+    /// - Parameters:
+    ///   - numericOnly: Only parse an IP literal (`AI_NUMERICHOST`: no lookup); `nil` when `host` is
+    ///     not one.
+    ///   - literal: `host` is an IPv4 literal to resolve as Apple's NAT64 guidance does.
+    private static func lookup(host: String, port: Int, numericOnly: Bool, literal: Bool = false) throws(NTPClientError) -> [IPEndpoint]? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         #if canImport(Darwin)
@@ -74,6 +95,11 @@ package enum NTPResolver {
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         #endif
         hints.ai_flags = numericOnly ? AI_NUMERICHOST | AI_NUMERICSERV : AI_NUMERICSERV
+        #if canImport(Darwin)
+        // AI_DEFAULT (AI_V4MAPPED_CFG | AI_ADDRCONFIG), as Apple's example of resolving an IPv4
+        // literal on a NAT64 network passes it.
+        if literal { hints.ai_flags = AI_V4MAPPED_CFG | AI_ADDRCONFIG | AI_NUMERICSERV }
+        #endif
         var result: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &result)
         guard status == 0 else {
