@@ -22,16 +22,21 @@ private func storeWriter() -> String? {
 /// temporary directory, so the machine's own preferences are never touched.
 @Suite(.serialized, .enabled(if: storeWriter() != nil || Interop.required))
 struct UserDefaultsDurabilityTests {
-    @Test func aSavedCalibrationSurvivesAProcessKilledRightAfterTheSave() async throws {
-        let writer = try #require(storeWriter(), "build the store-writer executable first")
+    /// A home directory of the test's own (removed by the caller), the environment that puts the
+    /// process's preferences and data there, a suite name no other run uses and a key path in it.
+    static func privateSuite() throws -> (home: String, environment: [String: String], suite: String, key: String) {
         let home = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: home) }
         let environment = [
             "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
             "CFFIXED_USER_HOME": home,
         ]
-        let suite = "TimeSyncInteropTests.\(UUID().uuidString)"
-        let key = "\(home)/keys/calibration.key"
+        return (home, environment, "TimeSyncInteropTests.\(UUID().uuidString)", "\(home)/keys/calibration.key")
+    }
+
+    @Test func aSavedCalibrationSurvivesAProcessKilledRightAfterTheSave() async throws {
+        let writer = try #require(storeWriter(), "build the store-writer executable first")
+        let (home, environment, suite, key) = try Self.privateSuite()
+        defer { try? FileManager.default.removeItem(atPath: home) }
 
         let saving = try ChildProcess(writer, ["save", "--suite", suite, "--key", key, "--offset-ms", "42000"], environment: environment)
         defer { saving.stop() }
@@ -60,14 +65,8 @@ struct UserDefaultsDurabilityTests {
     func theBootTimeTellsBootsApartWhereTheBootIDIsRefused() async throws {
         let writer = try #require(storeWriter(), "build the store-writer executable first")
         let unshare = try #require(Interop.find("unshare"))
-        let home = try makeTemporaryDirectory()
+        let (home, environment, suite, key) = try Self.privateSuite()
         defer { try? FileManager.default.removeItem(atPath: home) }
-        let environment = [
-            "HOME": home, "XDG_CONFIG_HOME": "\(home)/.config", "XDG_DATA_HOME": "\(home)/.local/share",
-            "CFFIXED_USER_HOME": home,
-        ]
-        let suite = "TimeSyncInteropTests.\(UUID().uuidString)"
-        let key = "\(home)/keys/calibration.key"
         // A private mount namespace (unshare's default propagation): /dev/null over the boot ID, then
         // the writer, in the same process.
         func masked(_ arguments: [String]) -> [String] {
