@@ -33,8 +33,11 @@ package enum NTPResolver {
     ) async throws -> [IPEndpoint] {
         if let literal = try lookup(host: host, port: port, numericOnly: true) {
             #if canImport(Darwin)
+            // The system answers from the NAT64 prefix it has discovered; a quarter of the deadline
+            // (at most a second) bounds the wait, so the exchange keeps the rest.
             if literal.allSatisfy({ $0.address.family == .v4 }),
-                let synthesized = try? await lookupOffThread(host: host, port: port, timeout: timeout, timeBase: timeBase, literal: true),
+                let synthesized = try? await lookupOffThread(
+                    host: host, port: port, timeout: min(timeout / 4, .seconds(1)), timeBase: timeBase, literal: true),
                 !synthesized.isEmpty
             {
                 return synthesized
