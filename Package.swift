@@ -70,15 +70,19 @@ let package = Package(
         // The clock's state for SwiftUI through Observation (macOS 14, iOS 17): a module of its own, so
         // that an app on older systems links no `@Observable` class with the core.
         .target(name: "TimeSyncObservation", dependencies: ["TimeSync"]),
+        // The wire formats and the sans-IO exchanges (in no product): NTP, NTS, Roughtime and the HTTP
+        // header codecs, addresses and the order to try them in. The client and server modules build on
+        // it and re-export, type by type, what their public signatures mention.
+        .target(name: "TimeSyncWire", dependencies: ["TimeSync", .product(name: "Crypto", package: "swift-crypto")]),
         // Transports: thin adapters over the core.
         // The system's UDP sockets (POSIX) and name resolution, and the one driver that runs the core's
         // NTP, NTS and Roughtime exchanges on them (package-internal: the client modules export it).
-        .target(name: "TimeSyncSockets", dependencies: ["TimeSync"]),
+        .target(name: "TimeSyncSockets", dependencies: ["TimeSync", "TimeSyncWire"]),
         // The NTP client on the system's UDP sockets, with the HTTPS `Date` fallback: what an app links.
         .target(
             name: "TimeSyncNTP",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire",
                 "TimeSyncHTTP",
                 "TimeSyncSockets",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
@@ -87,13 +91,15 @@ let package = Package(
         // The Roughtime client on the system's UDP sockets: signed time, no trait (swift-crypto reads
         // long-term key files).
         .target(
-            name: "TimeSyncRoughtime", dependencies: ["TimeSync", "TimeSyncSockets", .product(name: "Crypto", package: "swift-crypto")]),
-        // What the servers share (package-internal, traits `NTPServer`, `NTS`, `RoughtimeServer`): waiting
-        // for the bound address, endpoints in logs, the per-address rate limiter.
+            name: "TimeSyncRoughtime", dependencies: ["TimeSync", "TimeSyncWire", "TimeSyncSockets", .product(name: "Crypto", package: "swift-crypto")]),
+        // What the servers share (in no product): the sans-IO server policies (the NTP responder and
+        // its rate limiter, the Roughtime responder, NTS requests, the connection table, client
+        // prefixes) and, under the traits `NTPServer`, `NTS`, `RoughtimeServer`, waiting for the bound
+        // address, endpoints in logs, the per-address rate limiter.
         .target(
             name: "TimeSyncServerSupport",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTPServer", "NTS", "RoughtimeServer"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTPServer", "NTS", "RoughtimeServer"])),
             ]
@@ -103,7 +109,7 @@ let package = Package(
         .target(
             name: "TimeSyncNTPServer",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire",
                 "TimeSyncNTP",
                 "TimeSyncServerSupport",
                 .target(name: "CTimeSyncBatchIO", condition: .when(platforms: [.linux])),
@@ -123,7 +129,7 @@ let package = Package(
         .target(
             name: "TimeSyncNTS",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire",
                 "TimeSyncNTP",
                 "TimeSyncSockets",
                 "TimeSyncServerSupport",
@@ -144,7 +150,7 @@ let package = Package(
         .target(
             name: "TimeSyncRoughtimeServer",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire",
                 "TimeSyncServerSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
@@ -157,7 +163,7 @@ let package = Package(
         .target(
             name: "TimeSyncHTTP",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "RawStructuredFieldValues", package: "swift-http-structured-headers"),
             ]
@@ -166,7 +172,7 @@ let package = Package(
         .target(
             name: "TimeSyncAsyncHTTPClient",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire",
                 "TimeSyncHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["AsyncHTTPClient"])),
@@ -179,7 +185,7 @@ let package = Package(
         .target(
             name: "TimeSyncHummingbird",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire", "TimeSyncServerSupport",
                 "TimeSyncHTTP",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
@@ -191,7 +197,7 @@ let package = Package(
         ),
         // A deterministic network and the strategies other libraries use, judged against ground truth
         // (`timesync simulate`, the benchmarks).
-        .target(name: "TimeSyncSimulation", dependencies: ["TimeSync", "TimeSyncTesting"]),
+        .target(name: "TimeSyncSimulation", dependencies: ["TimeSync", "TimeSyncWire", "TimeSyncTesting"]),
         // For tests of code that uses TimeSync: a time base moved by hand, a seeded generator.
         .target(name: "TimeSyncTesting", dependencies: ["TimeSync"]),
         // The command: with no trait `demo`, `simulate`, and `query` and `watch` on NTP and HTTP over
@@ -200,7 +206,7 @@ let package = Package(
         .executableTarget(
             name: "timesync",
             dependencies: [
-                "TimeSync",
+                "TimeSync", "TimeSyncWire",
                 "TimeSyncNTP",
                 "TimeSyncRoughtime",
                 "TimeSyncNTPServer",
@@ -225,7 +231,7 @@ let package = Package(
         .target(
             name: "UDPRelay",
             dependencies: [
-                "TimeSync", "TimeSyncTesting",
+                "TimeSync", "TimeSyncWire", "TimeSyncTesting",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CLI"])),
             ],
@@ -244,27 +250,32 @@ let package = Package(
         .target(
             name: "TimeSyncTestSupport",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncServerSupport",
+                "TimeSync", "TimeSyncWire", "TimeSyncNTP", "TimeSyncNTPServer", "TimeSyncServerSupport",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["CLI"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CLI"])),
             ],
             path: "Tests/Support/TestSupport"
         ),
         // Sample builders and in-memory stores for the core's tests.
-        .target(name: "TimeSyncFixtures", dependencies: ["TimeSync", "TimeSyncTesting"], path: "Tests/Support/Fixtures"),
+        .target(
+            name: "TimeSyncFixtures", dependencies: ["TimeSync", "TimeSyncWire", "TimeSyncServerSupport", "TimeSyncTesting"],
+            path: "Tests/Support/Fixtures"),
         // Unit tests, one target per module; deterministic, no real sleeps, run in parallel. A module's
         // tests need its trait (its files are compiled out without it): with no trait,
         // `swift build --build-tests` builds the core's tests and nothing of SwiftNIO.
         .testTarget(
             name: "TimeSyncTests",
-            dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncFixtures", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "TimeSync", "TimeSyncWire", "TimeSyncServerSupport", "TimeSyncTesting", "TimeSyncFixtures",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .testTarget(name: "TimeSyncObservationTests", dependencies: ["TimeSync", "TimeSyncObservation", "TimeSyncTesting", "TimeSyncFixtures"]),
         .testTarget(
-            name: "TimeSyncSimulationTests", dependencies: ["TimeSync", "TimeSyncTesting", "TimeSyncSimulation", "TimeSyncFixtures"]),
+            name: "TimeSyncSimulationTests", dependencies: ["TimeSync", "TimeSyncWire", "TimeSyncTesting", "TimeSyncSimulation", "TimeSyncFixtures"]),
         .testTarget(
             name: "TimeSyncNTPTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncNTPServer", "TimeSyncServerSupport", "TimeSyncTesting",
+                "TimeSync", "TimeSyncWire", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncNTPServer", "TimeSyncServerSupport", "TimeSyncTesting",
                 "TimeSyncTestSupport", "TimeSyncFixtures",
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["NTPServer"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["NTPServer"])),
@@ -276,12 +287,12 @@ let package = Package(
         .testTarget(
             name: "TimeSyncRoughtimeTests",
             dependencies: [
-                "TimeSync", "TimeSyncRoughtime", "TimeSyncTesting", "TimeSyncFixtures", .product(name: "Crypto", package: "swift-crypto"),
+                "TimeSync", "TimeSyncWire", "TimeSyncRoughtime", "TimeSyncServerSupport", "TimeSyncTesting", "TimeSyncFixtures", .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .testTarget(
             name: "TimeSyncRoughtimeServerTests",
             dependencies: [
-                "TimeSync", "TimeSyncRoughtimeServer", "TimeSyncServerSupport", "TimeSyncTesting",
+                "TimeSync", "TimeSyncWire", "TimeSyncRoughtimeServer", "TimeSyncServerSupport", "TimeSyncTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["RoughtimeServer"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["RoughtimeServer"])),
@@ -291,7 +302,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncNTSTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTS", "TimeSyncTesting", "TimeSyncFixtures",
+                "TimeSync", "TimeSyncWire", "TimeSyncNTS", "TimeSyncNTPServer", "TimeSyncServerSupport", "TimeSyncTesting", "TimeSyncFixtures",
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NTS"])),
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NTS"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NTS"])),
@@ -301,7 +312,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncHTTPTests",
             dependencies: [
-                "TimeSync", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting", "TimeSyncSimulation", "TimeSyncFixtures",
+                "TimeSync", "TimeSyncWire", "TimeSyncHTTP", "TimeSyncAsyncHTTPClient", "TimeSyncTesting", "TimeSyncSimulation", "TimeSyncFixtures",
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["AsyncHTTPClient"])),
@@ -312,7 +323,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncHummingbirdTests",
             dependencies: [
-                "TimeSync", "TimeSyncHTTP", "TimeSyncHummingbird", "TimeSyncTesting",
+                "TimeSync", "TimeSyncWire", "TimeSyncHTTP", "TimeSyncHummingbird", "TimeSyncTesting",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["Hummingbird"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Hummingbird"])),
@@ -323,7 +334,7 @@ let package = Package(
         .testTarget(
             name: "TimeSyncInteropTests",
             dependencies: [
-                "TimeSync", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncRoughtime", "TimeSyncNTPServer", "TimeSyncServerSupport",
+                "TimeSync", "TimeSyncWire", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncRoughtime", "TimeSyncNTPServer", "TimeSyncServerSupport",
                 "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "TimeSyncFixtures", "UDPRelay",
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// The HTTP `Date` parser and formatter.
 ///

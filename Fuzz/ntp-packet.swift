@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 import TimeSyncTesting
 
 /// NTP datagrams: decoding, re-encoding, reply validation, and an accepted reply as a sample.

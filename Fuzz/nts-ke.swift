@@ -1,4 +1,6 @@
 import TimeSync
+import TimeSyncServerSupport
+import TimeSyncWire
 
 /// NTS-KE record streams (what a key-exchange server or client reads off TLS) and the NTS fields of
 /// NTP requests (what a server reads off UDP).

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// The `Retry-After` parser.
 ///

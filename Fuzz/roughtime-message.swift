@@ -1,5 +1,6 @@
 import Crypto
 import TimeSync
+import TimeSyncWire
 
 /// Roughtime's message layer alone, as fast as it runs: what every datagram meets before any
 /// signature is checked.

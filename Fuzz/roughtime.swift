@@ -1,6 +1,8 @@
 import Foundation
 import Crypto
 import TimeSync
+import TimeSyncServerSupport
+import TimeSyncWire
 
 /// Roughtime messages as a client and a server read them off UDP.
 ///

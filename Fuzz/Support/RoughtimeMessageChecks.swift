@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// What every Roughtime datagram must satisfy at the message layer: framing and parser never trap,
 /// a parsed message re-encodes to its bytes, and its nested messages (SREP, CERT, DELE) parse or

@@ -1,5 +1,6 @@
 #if AsyncHTTPClient
 import TimeSync
+import TimeSyncWire
 import TimeSyncHTTP
 
 /// Calibrates against servers you don't control (a public HTTPS site, a CDN) from their `Date` header

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NIOPosix
 import TimeSync
+import TimeSyncWire
 import TimeSyncHTTP
 
 /// An active HTTP time source on AsyncHTTPClient: sends `GET` requests to one endpoint and turns

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 extension HTTPTimeError: SourceFailure {
     /// The statuses by which a server asks its clients to back off: `429 Too Many Requests` and

@@ -1,5 +1,6 @@
 import HTTPTypes
 import TimeSync
+import TimeSyncWire
 
 /// Turns any HTTP response into a clock sample: the passive entry point.
 ///

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TimeSync
+import TimeSyncWire
 
 extension URLSession {
     /// Measures one server's clock over this session: what `timesync query http(s)://` does, with no

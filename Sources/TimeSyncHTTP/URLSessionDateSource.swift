@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TimeSync
+import TimeSyncWire
 
 /// Any HTTPS server's `Date` header, refined below a second, as a `TimeSource` over URLSession: no
 /// SwiftNIO, and no UDP, so it works where NTP is blocked and on watchOS.

@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TimeSync
+import TimeSyncWire
 
 extension URLSession {
     /// Loads a request and records when it left and when its response arrived (the monotonic

@@ -6,6 +6,8 @@ import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 
 /// A Hummingbird application whose `Date` header is the second its response was stamped: what
 /// Hummingbird's `Application` does, less its date cache.

@@ -2,6 +2,7 @@
 import HTTPTypes
 import Hummingbird
 import TimeSync
+import TimeSyncWire
 import TimeSyncHTTP
 
 /// Stamps every response with the `TimeSync-Time` header: the server's clock when the request

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 import TimeSyncSockets
 
 @available(watchOS, unavailable)

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 import TimeSyncSockets
 
 /// An SNTP client over UDP: single exchanges with one server address, and one-shot queries of a

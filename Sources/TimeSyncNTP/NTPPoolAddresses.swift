@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// How the polling of each address ended, for the task that resolved its name.
 final class AddressEnds: Sendable {

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// The settings of an ``NTPPoolSource``.
 public struct NTPPoolConfiguration: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// What an ``NTPPoolSource`` did, for logs, metrics and tests.
 public enum NTPPoolEvent: Sendable, Hashable {

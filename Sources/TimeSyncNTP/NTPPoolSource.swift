@@ -2,6 +2,7 @@
 import ServiceLifecycle
 #endif
 import TimeSync
+import TimeSyncWire
 import TimeSyncSockets
 
 /// Keeps a `ServerClock` calibrated from NTP servers: resolves every configured name to all its

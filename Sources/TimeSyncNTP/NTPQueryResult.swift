@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// What a one-shot query of an NTP server found, relative to the device's wall clock.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncSockets
 
 /// An NTP server to ask: a host name or IP literal and a UDP port.

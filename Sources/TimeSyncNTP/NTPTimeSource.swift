@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// One NTP server as a `TimeSource` for a `TimeSynchronizer`: each measurement resolves the name
 /// (so a server that moved is followed) and makes one exchange within the deadline.

@@ -5,6 +5,7 @@ import Foundation
 import os
 #endif
 import TimeSync
+import TimeSyncWire
 import TimeSyncHTTP
 
 extension TimeSynchronizer {

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import Synchronization
 import TimeSync
+import TimeSyncServerSupport
 
 extension BatchedDatagramSockets {
     /// One socket and its buffers, served by one thread.

@@ -7,6 +7,8 @@ import Musl
 import Darwin
 #endif
 import TimeSync
+import TimeSyncServerSupport
+import TimeSyncWire
 
 /// Where an ``NTPServer`` learns the state of the clock it serves: whether the host is synchronized,
 /// how far off it may be, and any leap second armed.

@@ -10,6 +10,8 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 
 /// The settings of an ``NTPServer``.
 public struct NTPServerConfiguration: Sendable, Hashable {

@@ -10,6 +10,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
 import TimeSyncServerSupport
 
 /// One socket's mutable state, confined to its event loop. Counts go to the shared swift-metrics

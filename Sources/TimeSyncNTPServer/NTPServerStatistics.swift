@@ -10,6 +10,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TimeSync
+import TimeSyncServerSupport
 
 /// What an ``NTPServer`` has done since it started.
 public struct NTPServerStatistics: Sendable, Hashable {

@@ -7,6 +7,8 @@ import Musl
 import Darwin
 #endif
 import TimeSync
+import TimeSyncServerSupport
+import TimeSyncWire
 
 /// The host's kernel clock discipline, read with `ntp_adjtime` (Linux's `adjtimex` with the same
 /// `struct timex`; the BSDs' and macOS's `ntp_adjtime`), with `modes` zero: it only reads, never

@@ -1,6 +1,7 @@
 #if NTS
 internal import CCryptoBoringSSL
 import TimeSync
+import TimeSyncWire
 
 /// AEAD_AES_SIV_CMAC_256 (RFC 5297, RFC 5116 §5.x): the AEAD every NTS implementation supports.
 ///

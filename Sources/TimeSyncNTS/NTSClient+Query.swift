@@ -1,5 +1,6 @@
 #if NTS
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncSockets
 

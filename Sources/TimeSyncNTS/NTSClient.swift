@@ -1,6 +1,7 @@
 #if NTS
 import NIOConcurrencyHelpers
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncSockets
 

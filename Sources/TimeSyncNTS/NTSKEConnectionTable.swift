@@ -1,5 +1,6 @@
 #if NTS
 import TimeSync
+import TimeSyncServerSupport
 
 /// Whom a key-exchange connection counts against for
 /// ``NTSKEServer/Configuration/maximumConnectionsPerAddress``: an IPv4 address, or an IPv6 client's

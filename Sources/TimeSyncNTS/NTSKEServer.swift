@@ -7,6 +7,7 @@ import NIOSSL
 import NIOTLS
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
 import TimeSyncServerSupport
 
 /// An NTS key-exchange server (RFC 8915 §4): TLS 1.3 with ALPN `ntske/1`; to a request for NTPv4 with

@@ -7,6 +7,7 @@ import NIOSSL
 import NIOTLS
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
 
 /// Reads one request, answers it, closes.
 final class NTSKEServerHandler: ChannelInboundHandler {

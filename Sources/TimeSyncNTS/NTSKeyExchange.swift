@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import TimeSync
+import TimeSyncWire
 
 /// An NTS key exchange (RFC 8915 §4) as a client: TLS 1.3 with ALPN `ntske/1` to the server's
 /// NTS-KE port, a request for NTPv4 with AES-SIV-CMAC-256, the server's records up to End of Message,

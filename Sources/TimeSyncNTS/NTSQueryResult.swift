@@ -1,5 +1,6 @@
 #if NTS
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 
 /// What a one-shot query of an NTS server found: the authenticated replies combined as an NTP query's

@@ -6,6 +6,7 @@ import Darwin
 #endif
 import Foundation
 import TimeSync
+import TimeSyncWire
 
 /// The key file: reading it only when its owner alone controls it, its format, and replacing it at once.
 extension NTSServerKeys {

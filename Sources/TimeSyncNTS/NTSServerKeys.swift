@@ -8,6 +8,8 @@ import Atomics
 import Foundation
 import NIOConcurrencyHelpers
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 
 /// The master keys an NTS server seals its cookies with, and the `NTPRequestAuthenticator` its NTP
 /// server checks NTS requests with (RFC 8915 §6).

@@ -1,6 +1,7 @@
 #if NTS
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 
 /// An NTS key-exchange server named by a URL: `nts://HOST[:PORT]`, port 4460 unless given.

@@ -1,5 +1,6 @@
 #if NTS
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 
 /// One NTS server as a `TimeSource` for a `TimeSynchronizer`: each measurement is one authenticated

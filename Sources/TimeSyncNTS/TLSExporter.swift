@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 import TimeSync
+import TimeSyncWire
 
 /// The NTS keys of a TLS 1.3 session (RFC 8915 §5.1), derived by the TLS exporter of RFC 8446 §7.5
 /// from the session's exporter secret.

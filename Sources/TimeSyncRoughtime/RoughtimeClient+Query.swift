@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
 extension RoughtimeClient {

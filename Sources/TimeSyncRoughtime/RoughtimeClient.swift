@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 import TimeSyncSockets
 
 /// A Roughtime client on the system's UDP sockets: one request, one verified reply, under one deadline.

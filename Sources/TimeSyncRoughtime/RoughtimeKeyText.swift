@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import TimeSync
+import TimeSyncWire
 
 /// Roughtime keys as text: a public key as base64 or hex of its 32 bytes, and a long-term private
 /// key file as the 32-byte Ed25519 seed in base64 on one line (what `timesync roughtime keygen` writes

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// What a query of one Roughtime server found: its verified replies, their signed intervals combined,
 /// and the offset of the device's wall clock they prove.

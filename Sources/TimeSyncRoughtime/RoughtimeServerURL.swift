@@ -1,5 +1,6 @@
 import Foundation
 import TimeSync
+import TimeSyncWire
 
 /// A Roughtime server named by a URL: `roughtime://HOST:PORT?key=BASE64[&versions=1,0x8000000c]`.
 ///

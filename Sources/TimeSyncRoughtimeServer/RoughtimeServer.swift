@@ -11,6 +11,7 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
 import TimeSyncServerSupport
 
 /// A Roughtime server over UDP (RFC 10049 and the drafts in use): signed time, answered in batches.

@@ -1,5 +1,6 @@
 #if RoughtimeServer
 import TimeSync
+import TimeSyncWire
 
 /// What a ``RoughtimeServer`` serves and how.
 public struct RoughtimeServerConfiguration: Sendable, Hashable {

@@ -1,5 +1,6 @@
 #if RoughtimeServer
 import TimeSync
+import TimeSyncServerSupport
 
 /// What a ``RoughtimeServer`` has done since it started.
 public struct RoughtimeServerStatistics: Sendable, Hashable {

@@ -2,6 +2,7 @@
 import Logging
 import NIOCore
 import TimeSync
+import TimeSyncWire
 
 extension SocketAddress {
     /// `ip:port`, with brackets around an IPv6 address: how logs and errors print it.

@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 /// Runs a ``DatagramExchange`` on a socket of the system's: the package's one receive loop, for NTP,
 /// NTS and Roughtime alike.

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import Dispatch
 import TimeSync
+import TimeSyncWire
 
 /// A datagram as it came off the socket, stamped with the monotonic clock as it was read.
 package struct ReceivedDatagram: Sendable {

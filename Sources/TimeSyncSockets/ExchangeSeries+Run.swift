@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 
 extension ExchangeSeries {
     /// Runs the series on `timeBase`: sleeps while it says wait, runs `exchange` with the time each

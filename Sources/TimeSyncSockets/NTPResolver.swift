@@ -7,6 +7,7 @@ import Darwin
 #endif
 import Dispatch
 import TimeSync
+import TimeSyncWire
 
 /// Resolves host names to their IPv4 and IPv6 addresses (A and AAAA records) with the system's
 /// `getaddrinfo`, off the cooperative thread pool, within a deadline; then keeps what an

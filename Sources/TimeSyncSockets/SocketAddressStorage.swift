@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import TimeSync
+import TimeSyncWire
 
 /// An ``IPEndpoint`` as the system's `sockaddr_in` / `sockaddr_in6`, and back.
 struct SocketAddressStorage {

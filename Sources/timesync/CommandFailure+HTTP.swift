@@ -1,5 +1,6 @@
 import Foundation
 import TimeSync
+import TimeSyncServerSupport
 import TimeSyncHTTP
 import TimeSyncNTP
 #if CLI

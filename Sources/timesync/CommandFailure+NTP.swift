@@ -1,5 +1,6 @@
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncHTTP
 import TimeSyncNTP
 #if CLI

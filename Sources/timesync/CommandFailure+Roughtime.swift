@@ -1,4 +1,5 @@
 import TimeSync
+import TimeSyncWire
 import TimeSyncRoughtime
 
 /// What Roughtime failures mean for the user of the CLI.

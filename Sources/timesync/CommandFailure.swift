@@ -1,5 +1,7 @@
 import Foundation
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncHTTP
 import TimeSyncNTP
 #if CLI

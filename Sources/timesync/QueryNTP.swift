@@ -1,5 +1,6 @@
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 
 /// Runs `timesync query ntp://HOST[:PORT]`, like `sntp`/`ntpdig`.

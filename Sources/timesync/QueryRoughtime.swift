@@ -1,6 +1,7 @@
 #if CLI
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncRoughtime
 

@@ -3,6 +3,7 @@ import ArgumentParser
 import Crypto
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncRoughtime
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
 import TimeSyncHummingbird
 
 /// The service behind `timesync serve --http HOST:PORT`: a Hummingbird application serving `/time`

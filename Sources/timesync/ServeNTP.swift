@@ -2,6 +2,8 @@
 import Logging
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncNTP
 import TimeSyncNTPServer
 

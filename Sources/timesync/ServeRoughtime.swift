@@ -3,6 +3,7 @@ import ArgumentParser
 import Logging
 import ServiceLifecycle
 import TimeSync
+import TimeSyncWire
 import TimeSyncRoughtime
 import TimeSyncRoughtimeServer
 

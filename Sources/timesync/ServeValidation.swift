@@ -7,6 +7,7 @@ import TimeSyncHummingbird
 import TimeSyncNTPServer
 import TimeSyncNTS
 import TimeSyncRoughtimeServer
+import TimeSyncServerSupport
 
 /// `timesync serve`'s checks of its flags, and the values they give.
 extension Serve {

@@ -1,5 +1,6 @@
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 #if CLI
 import TimeSyncNTS

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncHTTP
 import TimeSyncNTP
 import TimeSyncRoughtime

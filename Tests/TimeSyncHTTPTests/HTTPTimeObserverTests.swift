@@ -1,6 +1,7 @@
 import HTTPTypes
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTesting
 import TimeSyncHTTP

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncHTTP
 import TimeSyncHummingbird
 

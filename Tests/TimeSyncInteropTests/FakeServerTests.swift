@@ -2,6 +2,8 @@
 import NIOCore
 import Testing
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncTestSupport
 import TimeSyncNTP
 import TimeSyncNTPServer

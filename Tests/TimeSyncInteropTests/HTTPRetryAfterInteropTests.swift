@@ -8,6 +8,7 @@ import Hummingbird
 import Logging
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncTestSupport
 import TimeSyncTesting
 import TimeSyncHTTP

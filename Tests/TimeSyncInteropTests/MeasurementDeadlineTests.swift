@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncAsyncHTTPClient
 import TimeSyncHTTP

@@ -4,6 +4,7 @@ import Metrics
 import NIOCore
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncTestSupport
 import TimeSyncNTP
 @testable import TimeSyncNTPServer

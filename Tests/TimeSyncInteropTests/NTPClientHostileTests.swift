@@ -3,6 +3,7 @@ import NIOCore
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTestSupport
 import TimeSyncNTP

@@ -2,6 +2,7 @@
 import NIOCore
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTestSupport
 import TimeSyncNTP

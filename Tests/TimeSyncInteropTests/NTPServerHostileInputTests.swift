@@ -3,6 +3,8 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncTestSupport
 import TimeSyncNTP
 import TimeSyncNTPServer

@@ -4,6 +4,8 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncFixtures
 import TimeSyncTestSupport
 import TimeSyncTesting

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncNTP
 import TimeSyncNTPServer

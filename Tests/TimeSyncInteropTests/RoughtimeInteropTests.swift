@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncRoughtime
 import TimeSyncNTPServer

@@ -6,6 +6,7 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncNTS
 import TimeSyncRoughtimeServer

@@ -2,6 +2,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncNTPServer
 import TimeSyncTestSupport

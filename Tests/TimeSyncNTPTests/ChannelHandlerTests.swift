@@ -10,6 +10,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncTesting
 import TimeSyncNTP
 @testable import TimeSyncNTPServer

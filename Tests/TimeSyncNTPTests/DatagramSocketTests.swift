@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTesting
 @testable import TimeSyncNTP

@@ -1,6 +1,8 @@
 #if CLI
 import Testing
 import TimeSync
+import TimeSyncServerSupport
+import TimeSyncWire
 import TimeSyncTestSupport
 import TimeSyncNTP
 import TimeSyncNTPServer

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTesting
 @testable import TimeSyncNTS

@@ -1,6 +1,7 @@
 #if NTS
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 @testable import TimeSyncNTS
 

@@ -5,6 +5,7 @@ import NIOEmbedded
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncTesting
 @testable import TimeSyncNTS
 

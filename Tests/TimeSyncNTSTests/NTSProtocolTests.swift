@@ -2,6 +2,8 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncFixtures
 import TimeSyncTesting
 @testable import TimeSyncNTS

@@ -5,6 +5,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncServerSupport
 import TimeSyncTesting
 @testable import TimeSyncRoughtimeServer

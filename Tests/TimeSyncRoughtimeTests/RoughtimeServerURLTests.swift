@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncRoughtime
 

@@ -8,18 +8,19 @@ import Testing
 /// module calls the system's socket and resolver functions, and only public entry points default to
 /// the system's clocks (inside the library every call passes the time base it was given on).
 @Suite struct ArchitectureTests {
-    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Repository.root
 
-    /// The files under `directory` (relative to the root) whose names end with `suffix`.
     static func files(under directory: String, endingWith suffix: String) -> [String] {
-        let base = root.appendingPathComponent(directory).path
-        guard let entries = FileManager.default.enumerator(atPath: base) else { return [] }
-        return entries.compactMap { $0 as? String }.filter { $0.hasSuffix(suffix) }.map { "\(directory)/\($0)" }.sorted()
+        Repository.files(under: directory, endingWith: suffix)
     }
 
     static func read(_ path: String) throws -> String {
-        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+        try Repository.read(path)
+    }
+
+    /// A Swift file's lines with comments and string literals blanked (numbering kept).
+    static func code(_ path: String) throws -> [String] {
+        SwiftCode.withoutCommentsAndStrings(try read(path))
     }
 
     @Test func theCoreHoldsNoObservableClass() throws {
@@ -27,9 +28,8 @@ import Testing
         #expect(sources.count > 50, "the core's sources were not found under \(Self.root.path)")
         var found: [String] = []
         for path in sources {
-            for (number, line) in try Self.read(path).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            for (number, line) in try Self.code(path).enumerated() {
                 let code = line.trimmingCharacters(in: .whitespaces)
-                if code.hasPrefix("//") { continue }
                 if code.contains("@Observable") || code.hasPrefix("import Observation") { found.append("\(path):\(number + 1): \(code)") }
             }
         }
@@ -178,14 +178,14 @@ import Testing
         "getaddrinfo", "getnameinfo",
     ]
 
-    /// The calls of `functions` in a Swift source, as "line: text": a name followed by `(` that is not a
-    /// member (`.poll(`, but `Glibc.poll(` is the system's), a declaration (`func poll(`, `case poll(`),
-    /// part of a longer name, or a Swift call (no argument, or a labelled one).
+    /// The calls of `functions` in a Swift source, as "line: text": a name followed by `(` that is not in
+    /// a comment or a string, a member (`.poll(`, but `Glibc.poll(` is the system's), a declaration
+    /// (`func poll(`, `case poll(`), part of a longer name, or a Swift call (no argument, or a labelled
+    /// one).
     static func calls(of functions: [String], in source: String) -> [String] {
         var found: [String] = []
-        for (number, line) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (number, line) in SwiftCode.withoutCommentsAndStrings(source).enumerated() {
             let code = line.trimmingCharacters(in: .whitespaces)
-            if code.hasPrefix("//") { continue }
             for name in functions {
                 var searchFrom = code.startIndex
                 while let range = code.range(of: name + "(", range: searchFrom..<code.endIndex) {
@@ -244,13 +244,13 @@ import Testing
         var defaults = 0
         var hidden: [String] = []
         for path in sources {
-            let lines = try Self.read(path).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let lines = try Self.code(path)
             for (index, line) in lines.enumerated() where line.contains("TimeBase = SystemTimeBase()") {
                 defaults += 1
                 // The declaration starts on this line or one of the few before it.
                 let start = (max(0, index - 6)...index).reversed().first {
                     let code = lines[$0].trimmingCharacters(in: .whitespaces)
-                    return !code.hasPrefix("//") && (code.contains("func ") || code.contains(" init(") || code.contains(" init<") || code.hasPrefix("init("))
+                    return code.contains("func ") || code.contains(" init(") || code.contains(" init<") || code.hasPrefix("init(")
                 }
                 guard let start, lines[start].contains("public ") else {
                     hidden.append("\(path):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))")
@@ -260,5 +260,28 @@ import Testing
         }
         #expect(defaults > 10, "no default time base found: the check reads nothing")
         #expect(hidden.isEmpty, "non-public declarations defaulting to the system's clocks:\n\(hidden.joined(separator: "\n"))")
+    }
+
+    /// The modules that may import the server policies: the servers, the command, nothing an app links.
+    static let serverModules: Set<String> = [
+        "TimeSyncServerSupport", "TimeSyncNTPServer", "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHummingbird", "timesync",
+    ]
+
+    @Test func onlyTheServersImportTheServerPolicies() throws {
+        var found: [String] = []
+        var checked = 0
+        for path in Self.files(under: "Sources", endingWith: ".swift") {
+            let module = path.split(separator: "/")[1]
+            guard !Self.serverModules.contains(String(module)) else { continue }
+            checked += 1
+            for (number, line) in try Self.code(path).enumerated() where SwiftCode.mentions("TimeSyncServerSupport", in: line) {
+                found.append("\(path):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(checked > 150, "the sources were not found under \(Self.root.path)")
+        #expect(found.isEmpty, "modules an app links import the server policies:\n\(found.joined(separator: "\n"))")
+        // The check sees the servers' own imports.
+        let servers = Self.files(under: "Sources/TimeSyncNTPServer", endingWith: ".swift")
+        #expect(try servers.contains { try Self.code($0).contains { SwiftCode.mentions("TimeSyncServerSupport", in: $0) } })
     }
 }

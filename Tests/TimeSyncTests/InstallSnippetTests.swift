@@ -6,8 +6,7 @@ import Testing
 /// tags are not published with main), with traits where a server needs them. `scripts/check-install`
 /// builds an app with exactly the README's line against a tagless clone.
 @Suite struct InstallSnippetTests {
-    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Repository.root
 
     /// An install line: where it is and what it asks for after the URL.
     struct Snippet: CustomStringConvertible {

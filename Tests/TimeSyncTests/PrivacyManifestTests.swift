@@ -6,8 +6,7 @@ import Testing
 /// found by name; a module that makes one ships a manifest declaring its category with a reason, and
 /// no manifest declares a category its module does not use.
 @Suite struct PrivacyManifestTests {
-    static let root = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = Repository.root
 
     /// Apple's required-reason API categories and the names that fall in each, as called from Swift.
     static let categories: [String: [String]] = [
@@ -142,55 +141,6 @@ import Testing
         #expect(!SwiftCode.mentions("fstat", in: lines[2]))
         #expect(SwiftCode.mentions("lstat", in: lines[3]))
         #expect(!SwiftCode.mentions("stat", in: "fstat(x)"), "a name inside another is not a use")
-    }
-}
-
-/// Swift source read for names: comments and string literals blanked, lines kept.
-enum SwiftCode {
-    static func withoutCommentsAndStrings(_ text: String) -> [String] {
-        var out = ""
-        var chars = Array(text)[...]
-        var inBlock = 0
-        while let c = chars.first {
-            if inBlock > 0 {
-                if chars.starts(with: "*/") { inBlock -= 1; chars.removeFirst(2); continue }
-                if chars.starts(with: "/*") { inBlock += 1; chars.removeFirst(2); continue }
-                if c == "\n" { out.append(c) }
-                chars.removeFirst()
-            } else if chars.starts(with: "//") {
-                while let d = chars.first, d != "\n" { chars.removeFirst() }
-            } else if chars.starts(with: "/*") {
-                inBlock = 1
-                chars.removeFirst(2)
-            } else if c == "\"" {
-                let triple = chars.starts(with: "\"\"\"")
-                chars.removeFirst(triple ? 3 : 1)
-                out.append("\"\"")
-                while let d = chars.first {
-                    if d == "\\" { chars.removeFirst(min(2, chars.count)); continue }
-                    if triple ? chars.starts(with: "\"\"\"") : d == "\"" { chars.removeFirst(triple ? 3 : 1); break }
-                    if d == "\n" { out.append(d); if !triple { chars.removeFirst(); break } }
-                    chars.removeFirst()
-                }
-            } else {
-                out.append(c)
-                chars.removeFirst()
-            }
-        }
-        return out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    }
-
-    /// Whether `name` appears in `line` as a whole identifier (or dotted name).
-    static func mentions(_ name: String, in line: String) -> Bool {
-        var start = line.startIndex
-        while let range = line.range(of: name, range: start..<line.endIndex) {
-            let before = range.lowerBound == line.startIndex ? nil : line[line.index(before: range.lowerBound)]
-            let after = range.upperBound == line.endIndex ? nil : line[range.upperBound]
-            let identifier: (Character?) -> Bool = { $0.map { $0.isLetter || $0.isNumber || $0 == "_" } ?? false }
-            if !identifier(before) && !identifier(after) { return true }
-            start = range.upperBound
-        }
-        return false
     }
 }
 

@@ -3,6 +3,7 @@
 // one run with allocations counted.
 import Benchmark
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTS
 
 /// A 232-byte NTS request, as a client with one cookie and no placeholder sends it: the header, a

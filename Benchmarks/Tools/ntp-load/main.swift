@@ -28,6 +28,7 @@ import CBatchSocket
 import LoadSupport
 import Foundation
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTS
 
 #if canImport(Glibc)

@@ -13,6 +13,7 @@ import CBatchSocket
 import LoadSupport
 import Foundation
 import TimeSync
+import TimeSyncWire
 
 #if canImport(Glibc)
 import Glibc

@@ -15,10 +15,16 @@ public enum PollOutcome: Sendable, Hashable {
     case slowDown
     /// The server answered but asked not to be asked again for this long: HTTP `429` or `503` with a
     /// `Retry-After`. The next poll waits at least this long (brought within
-    /// `0...HTTPRetryAfter.maximum`), and at least what a failure would wait.
+    /// `0...longestRetryAfter`: see ``longestRetryAfter``), and at least what a failure would wait.
     case retryAfter(Duration)
     /// The server asked never to be asked again (NTP's `DENY` and `RSTR` kisses).
     case stop
+
+    /// The longest wait a server's request to come back later is honoured for: one day. A server that
+    /// asks for more is asked again after a day, which keeps a source whose server misconfigured its
+    /// `Retry-After` (or a hostile one) from going quiet forever, while any real maintenance window or
+    /// rate limit fits.
+    public static let longestRetryAfter: Duration = .seconds(86_400)
 
     /// What an error from a source's measurement means for polling: the error's own account when it
     /// gives one (``SourceFailure``), else a failure.

@@ -1,6 +1,7 @@
 #if Hummingbird
 import NIOCore
 import TimeSync
+import TimeSyncServerSupport
 
 /// Whom an HTTP connection counts against for ``HTTPConnectionLimits/maximumConnectionsPerAddress``.
 package typealias HTTPClientAddress = ConnectionClientAddress

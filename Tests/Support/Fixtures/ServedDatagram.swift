@@ -1,4 +1,6 @@
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 
 /// What an NTP server's request policy answered, decoded: `NTPServerResponder.respond` writes its
 /// answer into a buffer, and a test reads it back as a packet.

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncNTPServer
 import TimeSyncServerSupport

@@ -1,6 +1,8 @@
 import Crypto
 import Testing
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncTesting
 
 /// The NTP and Roughtime exchanges as state machines: each datagram in, each step out, on chosen

@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncTesting
 
 /// A series of exchanges with one server, on hand-given instants: the spacing, the waits a `RATE`

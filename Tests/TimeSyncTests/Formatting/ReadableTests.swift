@@ -1,5 +1,6 @@
 import Testing
 @testable import TimeSync
+@testable import TimeSyncWire
 
 /// The one duration formatter and the one `host:port` formatter every module's messages use.
 struct ReadableTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTesting
 

@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 
 /// `Retry-After` values, honest and hostile: every wait within 0 … one day, bad input a typed error.

@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTesting
 

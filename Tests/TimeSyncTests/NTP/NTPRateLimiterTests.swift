@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncServerSupport
 
 /// A client address for the limiter's tests: a number.
 private struct Address: NTPRateLimitedClient {

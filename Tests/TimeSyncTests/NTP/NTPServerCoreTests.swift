@@ -1,5 +1,7 @@
 import Testing
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncFixtures
 
 @Suite struct NTPServerResponderTests {

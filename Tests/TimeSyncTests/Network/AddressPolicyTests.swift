@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncWire
 
 /// IP literals, where addresses lead, and which of a name's addresses a client uses.
 @Suite struct AddressPolicyTests {

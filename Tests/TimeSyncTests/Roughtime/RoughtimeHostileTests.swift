@@ -1,6 +1,7 @@
 import Crypto
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTesting
 

@@ -1,6 +1,8 @@
 import Crypto
 import Testing
 import TimeSync
+import TimeSyncWire
+import TimeSyncServerSupport
 import TimeSyncFixtures
 import TimeSyncTesting
 

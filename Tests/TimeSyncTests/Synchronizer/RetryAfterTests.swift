@@ -1,5 +1,6 @@
 import Testing
 import TimeSync
+import TimeSyncWire
 import TimeSyncTesting
 
 /// A server's `Retry-After` (``PollOutcome/retryAfter(_:)``) in the schedule and the poller: the

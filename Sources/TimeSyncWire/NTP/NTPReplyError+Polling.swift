@@ -1,0 +1,51 @@
+import TimeSync
+
+/// The one place a Kiss-o'-Death, an unsynchronized server and a raced reply are read for polling,
+/// for NTP and for NTS (whose authenticated refusals are NTP's).
+extension NTPReplyError: SourceFailure {
+    /// `RATE` slows this server's polling, `DENY` and `RSTR` stop it, any other kiss is a failure;
+    /// an unsynchronized server and conflicting replies say so; everything else is a failure.
+    public var pollOutcome: PollOutcome {
+        switch code {
+        case .kissOfDeath:
+            switch (kissCode ?? NTPReferenceID(rawValue: 0)).kissAction {
+            case .reducePollRate: .slowDown
+            case .stopUsingServer: .stop
+            case .discardReply: .failure
+            }
+        case .unsynchronized: .unsynchronized
+        case .conflictingReplies: .conflicting
+        default: .failure
+        }
+    }
+
+    /// The kiss code (`RATE`, `DENY`, …), for a Kiss-o'-Death.
+    public var refusalCode: String? {
+        guard code == .kissOfDeath else { return nil }
+        return "\(kissCode ?? NTPReferenceID(rawValue: 0))"
+    }
+
+    /// Whether the server's answer is final for this measurement: a kiss (the server said no: its other
+    /// addresses are not tried either) or replies raced by someone on the path.
+    package var endsMeasurement: Bool {
+        code == .kissOfDeath || code == .conflictingReplies
+    }
+
+    /// The interval a `RATE` kiss asks for (2^poll s, at least one second), when it is one and within
+    /// `maximum`.
+    package func requestedInterval(maximum: Duration) -> Duration? {
+        guard pollOutcome == .slowDown else { return nil }
+        let poll = min(max(Int(kissPoll ?? 0), 0), 17)
+        let wait = Duration.seconds(1 << poll)
+        return wait <= maximum ? wait : nil
+    }
+}
+
+extension NTSReplyError: SourceFailure {
+    /// An NTP-level refusal's meaning (an authenticated kiss, an unsynchronized server); a failure
+    /// for everything else (an NTS NAK renews the keys at the next poll).
+    public var pollOutcome: PollOutcome { ntp?.pollOutcome ?? .failure }
+
+    /// The kiss code of an authenticated Kiss-o'-Death.
+    public var refusalCode: String? { ntp?.refusalCode }
+}
