@@ -45,7 +45,7 @@ extension HTTPTimeError: SourceFailure {
     public var pollOutcome: PollOutcome {
         guard code == .retryLater else { return .failure }
         if let retryAfter { return .retryAfter(retryAfter) }
-        return status == 429 ? .slowDown : .failure
+        return status == 429 ? .slowDown(interval: nil) : .failure
     }
 
     /// `HTTP 429` or `HTTP 503`, for a response that asked the client to back off.

@@ -48,7 +48,7 @@ struct HTTPRetryLaterTests {
     func withoutUsableRetryAfter(headers: [(String, String)]) throws {
         let tooMany = try #require(Self.error(429, headers))
         #expect(tooMany.retryAfter == nil)
-        #expect(tooMany.pollOutcome == .slowDown)
+        #expect(tooMany.pollOutcome == .slowDown(interval: nil))
         if !headers.isEmpty { #expect(tooMany.description.contains("Retry-After '"), "\(tooMany)") }
         let unavailable = try #require(Self.error(503, headers))
         #expect(unavailable.pollOutcome == .failure)

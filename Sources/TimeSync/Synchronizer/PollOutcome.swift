@@ -11,8 +11,10 @@ public enum PollOutcome: Sendable, Hashable {
     /// Polled as after a failure.
     case conflicting
     /// The server asked to be polled less often: NTP's `RATE` kiss, HTTP `429 Too Many Requests`
-    /// without a usable `Retry-After`. This server's shortest interval doubles.
-    case slowDown
+    /// without a usable `Retry-After`. This server's shortest interval doubles, and becomes at least
+    /// `interval` when the server said how often it may be asked (a `RATE` kiss's poll field), up to
+    /// the policy's longest interval.
+    case slowDown(interval: Duration?)
     /// The server answered but asked not to be asked again for this long: HTTP `429` or `503` with a
     /// `Retry-After`. The next poll waits at least this long (brought within
     /// `0...longestRetryAfter`: see ``longestRetryAfter``), and at least what a failure would wait.

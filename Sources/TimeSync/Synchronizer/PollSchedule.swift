@@ -1,6 +1,7 @@
 /// The poll timing of one source: an initial burst, then polls whose interval doubles from the
 /// policy's minimum up to its maximum (exponential backoff; failures back off the same way), a
-/// `RATE` kiss doubling the interval and raising this server's floor to it, `DENY`/`RSTR` ending it,
+/// `RATE` kiss doubling the interval and raising this server's floor to it (or to the interval the
+/// server asked for, when longer, up to the policy's maximum), `DENY`/`RSTR` ending it,
 /// a `Retry-After` delaying the next poll by at least what the server asked.
 ///
 /// Sans-IO: the transport polls, reports the outcome to ``next(after:)`` and sleeps for the returned
@@ -67,9 +68,9 @@ package struct PollSchedule: Sendable, Hashable {
             let asked = min(max(wait, .zero), PollOutcome.longestRetryAfter)
             if asked > backoff { reason = .retryAfter }
             return max(backoff, asked)
-        case .slowDown:
+        case .slowDown(let asked):
             burstRemaining = 0
-            floor = min(max(floor, interval) * 2, policy.maximumInterval)
+            floor = min(max(max(floor, interval) * 2, asked ?? .zero), policy.maximumInterval)
             interval = max(interval * 2, floor)
             interval = min(interval, max(policy.maximumInterval, floor))
             reason = .slowDown

@@ -9,7 +9,8 @@ import TimeSync
 ///   `samples`.
 /// - A `RATE` kiss asking for at most ``maximumRateWait`` does not count: the next request waits
 ///   that long, and the spacing widens to it (with a tenth's margin) for the rest of the series.
-/// - Any other refusal ends the series at once: a kiss (`DENY`, `RSTR`, a longer `RATE`), an
+/// - Any other refusal ends the series at once, as its answer: a kiss (`DENY`, `RSTR`, a longer
+///   `RATE`, or one whose wait would pass the deadline: the poll schedule then honours it), an
 ///   unsynchronized server, replies raced by someone on the path. Asking again would only repeat it.
 /// - No request goes out once the deadline has passed, and each exchange gets at most what is left.
 package struct ExchangeSeries: Sendable {
@@ -83,8 +84,11 @@ package struct ExchangeSeries: Sendable {
     /// - Returns: Whether the series goes on; when it does not, the error is the series' answer.
     package mutating func fail(_ error: any Error, timedOut: Bool = false, at now: MonotonicInstant) -> Bool {
         switch PollOutcome(failure: error) {
-        case .slowDown:
-            guard let wait = Self.requestedWait(error), kisses < samples else { return false }
+        case .slowDown(let asked):
+            // The kiss is the series' answer (for the poll schedule to honour) when its wait is long,
+            // or would leave no time for another request before the deadline.
+            guard let wait = asked, wait <= Self.maximumRateWait, kisses < samples else { return false }
+            if let deadline, now.advanced(by: wait) >= deadline { return false }
             kisses += 1
             interval = max(interval, wait + wait / 10)  // a margin over the limit, not on its edge
             nextSend = max(nextSend, now.advanced(by: wait))
@@ -97,12 +101,5 @@ package struct ExchangeSeries: Sendable {
             lastError = error
             return true
         }
-    }
-
-    /// The interval a `RATE` kiss asks for (NTP's, or NTS's authenticated one), when it is at most
-    /// ``maximumRateWait``.
-    private static func requestedWait(_ error: any Error) -> Duration? {
-        let reply = (error as? NTPReplyError) ?? (error as? NTSReplyError)?.ntp
-        return reply?.requestedInterval(maximum: maximumRateWait)
     }
 }

@@ -3,13 +3,14 @@ import TimeSync
 /// The one place a Kiss-o'-Death, an unsynchronized server and a raced reply are read for polling,
 /// for NTP and for NTS (whose authenticated refusals are NTP's).
 extension NTPReplyError: SourceFailure {
-    /// `RATE` slows this server's polling, `DENY` and `RSTR` stop it, any other kiss is a failure;
-    /// an unsynchronized server and conflicting replies say so; everything else is a failure.
+    /// `RATE` slows this server's polling (to at least the interval its poll field asks for), `DENY`
+    /// and `RSTR` stop it, any other kiss is a failure; an unsynchronized server and conflicting
+    /// replies say so; everything else is a failure.
     public var pollOutcome: PollOutcome {
         switch code {
         case .kissOfDeath:
             switch (kissCode ?? NTPReferenceID(rawValue: 0)).kissAction {
-            case .reducePollRate: .slowDown
+            case .reducePollRate: .slowDown(interval: .seconds(1 << min(max(Int(kissPoll ?? 0), 0), 17)))
             case .stopUsingServer: .stop
             case .discardReply: .failure
             }
@@ -29,15 +30,6 @@ extension NTPReplyError: SourceFailure {
     /// addresses are not tried either) or replies raced by someone on the path.
     package var endsMeasurement: Bool {
         code == .kissOfDeath || code == .conflictingReplies
-    }
-
-    /// The interval a `RATE` kiss asks for (2^poll s, at least one second), when it is one and within
-    /// `maximum`.
-    package func requestedInterval(maximum: Duration) -> Duration? {
-        guard pollOutcome == .slowDown else { return nil }
-        let poll = min(max(Int(kissPoll ?? 0), 0), 17)
-        let wait = Duration.seconds(1 << poll)
-        return wait <= maximum ? wait : nil
     }
 }
 

@@ -130,4 +130,24 @@ import TimeSyncTesting
         let run = Self.drive(&series) { _ in Self.kiss(.rate, poll: 0) }
         #expect(run.sends.count == 3 && run.error != nil)
     }
+
+    /// A `RATE` kiss whose wait would pass the measurement's deadline ends the series with the kiss
+    /// as its answer, so the poll schedule slows down with the server's interval, rather than the
+    /// series sitting out its deadline and reporting a timeout.
+    @Test func aRateWaitPastTheDeadlineIsTheSeriesAnswer() throws {
+        var series = ExchangeSeries(
+            samples: 4, interval: .milliseconds(250), timeout: .seconds(5), start: Self.start, deadline: Self.at(5))
+        let run = Self.drive(&series) { $0 == 1 ? Self.kiss(.rate, poll: 3) : nil }
+        #expect(run.sends == [0], "no request waits 8 s for a deadline 5 s away")
+        let kiss = try #require(run.error as? NTPReplyError)
+        #expect(kiss.code == .kissOfDeath)
+        #expect(PollOutcome(failure: kiss) == .slowDown(interval: .seconds(8)))
+
+        // The same wait within the deadline is sat out, and the series goes on.
+        var roomy = ExchangeSeries(
+            samples: 2, interval: .milliseconds(250), timeout: .seconds(5), start: Self.start, deadline: Self.at(30))
+        let waited = Self.drive(&roomy) { $0 == 1 ? Self.kiss(.rate, poll: 3) : nil }
+        #expect(waited.error == nil && roomy.answered == 2)
+        #expect(waited.sends.count == 3 && waited.sends[1] >= 8.02)
+    }
 }

@@ -97,7 +97,7 @@ import TimeSyncFixtures
 
     @Test func aRateKissSlowsDown() {
         var core = SynchronizerCore(sources: ["a"], start: start)
-        let polled = Self.pollOnce(&core) { _ in .failed(source: 0, outcome: .slowDown, refusal: "RATE", error: "RATE") }
+        let polled = Self.pollOnce(&core) { _ in .failed(source: 0, outcome: .slowDown(interval: nil), refusal: "RATE", error: "RATE") }
         #expect(next(core, at: polled) == (.slowDown, .seconds(128)))
     }
 

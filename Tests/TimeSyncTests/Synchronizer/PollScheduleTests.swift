@@ -55,12 +55,29 @@ import TimeSyncTesting
     @Test func rateKissEndsTheBurstAndRaisesTheFloor() {
         var schedule = PollSchedule(policy: PollPolicy())
         #expect(schedule.next(after: .sample) == .seconds(2))
-        #expect(schedule.next(after: .slowDown) == .seconds(128))
+        #expect(schedule.next(after: .slowDown(interval: nil)) == .seconds(128))
         #expect(schedule.floor == .seconds(128))
         #expect(schedule.next(after: .sample) == .seconds(256))
-        #expect(schedule.next(after: .slowDown) == .seconds(512))
-        #expect(schedule.next(after: .slowDown) == .seconds(1024))
-        #expect(schedule.next(after: .slowDown) == .seconds(1024))
+        #expect(schedule.next(after: .slowDown(interval: nil)) == .seconds(512))
+        #expect(schedule.next(after: .slowDown(interval: nil)) == .seconds(1024))
+        #expect(schedule.next(after: .slowDown(interval: nil)) == .seconds(1024))
+    }
+
+    /// A `RATE` kiss's own interval (2^poll s) raises the floor past the doubling, up to the policy's
+    /// longest interval; a shorter one leaves the doubling as it is.
+    @Test func rateKissRaisesTheFloorToTheServersInterval() {
+        var schedule = PollSchedule(policy: PollPolicy())
+        #expect(schedule.next(after: .slowDown(interval: .seconds(512))) == .seconds(512))
+        #expect(schedule.floor == .seconds(512))
+        #expect(schedule.reason == .slowDown)
+        #expect(schedule.next(after: .sample) == .seconds(1024))
+
+        var short = PollSchedule(policy: PollPolicy())
+        #expect(short.next(after: .slowDown(interval: .seconds(8))) == .seconds(128))
+
+        var long = PollSchedule(policy: PollPolicy())
+        #expect(long.next(after: .slowDown(interval: .seconds(1 << 17))) == .seconds(1024), "capped at the policy's maximum")
+        #expect(long.floor == .seconds(1024))
     }
 
     @Test func denyAndRestrictStopPolling() {

@@ -70,7 +70,7 @@ import TimeSyncTesting
         var poller = SourcePoller(start: base.monotonicNow())
         let (sends, last) = Self.drive(&poller, on: base, until: .seconds(100_000)) {
             switch $0 {
-            case 2: .slowDown
+            case 2: .slowDown(interval: nil)
             case 4: .stop
             default: .sample
             }
@@ -102,7 +102,7 @@ import TimeSyncTesting
 
         var kissed = SourcePoller(start: base.monotonicNow())
         #expect(kissed.nextAction(at: base.monotonicNow()) == .send)
-        kissed.handle(.slowDown, at: base.monotonicNow())
+        kissed.handle(.slowDown(interval: nil), at: base.monotonicNow())
         let due = kissed.nextPoll
         kissed.restartBurst(at: base.monotonicNow())
         #expect(kissed.schedule.burstRemaining == 0, "a server that asked for fewer requests gets no burst")

@@ -103,7 +103,7 @@ import TimeSyncFixtures
     @Test func aRateKissSlowsTheSourceAndADenyRemovesIt() throws {
         var core = SynchronizerCore(sources: ["rate", "deny", "ok"], start: start)
         _ = Self.actions(&core, at: start)
-        let rate = core.handle(.failed(source: 0, outcome: .slowDown, refusal: "RATE", error: "kiss RATE"), at: start)
+        let rate = core.handle(.failed(source: 0, outcome: .slowDown(interval: .seconds(8)), refusal: "RATE", error: "kiss RATE"), at: start)
         #expect(rate == [.kissed(source: "rate", stopped: false)])
         // RATE ends the burst and doubles the interval from the minimum: 128 s, not the burst's 2 s.
         #expect(core.poller(of: 0).nextPoll == at(128))

@@ -30,7 +30,7 @@ import TimeSyncTesting
 
         // A failure of `a` after its success: both are kept, each with its own instant.
         #expect(core.nextAction(at: at(2.2)) == .poll(source: 0))
-        _ = core.handle(.failed(source: 0, outcome: .slowDown, refusal: "RATE", error: "kiss RATE"), at: at(2.3))
+        _ = core.handle(.failed(source: 0, outcome: .slowDown(interval: .seconds(8)), refusal: "RATE", error: "kiss RATE"), at: at(2.3))
         sources = core.diagnostics(view, at: at(2.3)).sources
         #expect(sources[0].lastSuccess?.time == at(0.2))
         #expect(sources[0].lastFailure == .init(time: at(2.3), reason: "kiss RATE"))
@@ -101,7 +101,7 @@ import TimeSyncTesting
         _ = core.nextAction(at: start)
         _ = core.nextAction(at: start)
         _ = core.handle(.samples(source: 0, [try Fixture.exchange("a", offset: 0, at: start)]), at: at(0.1))
-        _ = core.handle(.failed(source: 1, outcome: .slowDown, refusal: "RATE", error: "kiss RATE"), at: at(0.2))
+        _ = core.handle(.failed(source: 1, outcome: .slowDown(interval: .seconds(8)), refusal: "RATE", error: "kiss RATE"), at: at(0.2))
         core.noteStatus(.unsynchronized, at: at(0.3))
         core.noteStatus(.provisional, at: at(0.3))
         var view = self.view
