@@ -5,7 +5,11 @@
 ///
 /// Fallback sources (HTTPS `Date` where UDP may be blocked, say) stand by. When no other source has
 /// answered ``Configuration/fallbackAfter`` after the start or a trigger, they join with a burst
-/// (``Action/fallBack(sources:)``); when another source answers again they stand by once more.
+/// (``Action/fallBack(sources:)``); when another source answers again they stand by once more. They
+/// join at once when every other source's last poll failed (no reply, a network error: the path to
+/// them is down, not a server's refusal), and on an activation when
+/// ``Configuration/fallbackOnActivation`` is set (an app came to the foreground: a URLSession request
+/// brings up a cellular radio or a VPN on demand that UDP on BSD sockets does not).
 ///
 /// The driver loops: ask ``nextAction(at:calibrationAge:)``; on ``Action/poll(source:)`` measure that
 /// source (other sources' actions may be asked for meanwhile) and report what came back with
@@ -27,17 +31,21 @@ package struct SynchronizerCore: Sendable, Hashable {
         /// How long the fallback sources wait, after the start or a trigger, for another source to
         /// answer before they are polled.
         package var fallbackAfter: Duration
+        /// Whether the fallback sources join at once on an activation (the start, an app coming to
+        /// the foreground), with the others rather than after ``fallbackAfter``.
+        package var fallbackOnActivation: Bool
         /// How many notable events the diagnostics' history keeps.
         package var historyLength: Int
 
         /// Creates a configuration.
         package init(
             poll: PollPolicy = .init(), requestsPerHour: Double? = nil, maximumCalibrationAge: Duration? = nil,
-            unreachableAfter: Int = 8, fallbackAfter: Duration = .seconds(5),
+            unreachableAfter: Int = 8, fallbackAfter: Duration = .seconds(5), fallbackOnActivation: Bool = false,
             historyLength: Int = SynchronizerDiagnostics.historyLength
         ) {
             self.historyLength = max(1, historyLength)
             self.fallbackAfter = max(.zero, fallbackAfter)
+            self.fallbackOnActivation = fallbackOnActivation
             self.poll = poll
             self.requestsPerHour = requestsPerHour
             self.maximumCalibrationAge = maximumCalibrationAge
@@ -75,8 +83,10 @@ package struct SynchronizerCore: Sendable, Hashable {
         /// The source's name was resolved again after ``Action/resolve(source:)``.
         case resolved(source: Int)
         /// Something suggests the calibration is stale (the app came to the foreground, the network
-        /// changed, the wall clock jumped): every source starts a burst, within the budget.
-        case trigger(reason: String)
+        /// changed, the wall clock jumped): every source starts a burst, within the budget. An
+        /// `activation` (the app came to the foreground) brings the fallback sources in at once when
+        /// ``Configuration/fallbackOnActivation`` is set.
+        case trigger(reason: String, activation: Bool = false)
     }
 
     /// The settings.
@@ -114,7 +124,9 @@ package struct SynchronizerCore: Sendable, Hashable {
             requestsPerHour: configuration.requestsPerHour, burst: Double(max(8, count * configuration.poll.burstCount)))
         for name in sources { _ = addSource(name, at: start) }
         for name in fallbackSources { _ = addSource(name, role: .fallback, at: start) }
-        if !fallbackSources.isEmpty { fallbackDue = start.advanced(by: configuration.fallbackAfter) }
+        if !fallbackSources.isEmpty {
+            fallbackDue = configuration.fallbackOnActivation ? start : start.advanced(by: configuration.fallbackAfter)
+        }
     }
 
     /// Whether the source is a fallback source standing by (not polled until the others fall silent).
@@ -223,8 +235,8 @@ package struct SynchronizerCore: Sendable, Hashable {
         _ event: Event, at now: MonotonicInstant, clockError: Duration?, clockErrorAfter: ((Duration) -> Duration)?
     ) -> [TimeSynchronizerEvent] {
         switch event {
-        case .trigger(let reason):
-            restartBursts(at: now)
+        case .trigger(let reason, let activation):
+            restartBursts(at: now, fallbackAtOnce: activation && configuration.fallbackOnActivation)
             return [.resynchronizing(reason: reason)]
         case .resolved(let index):
             guard sources[index] != nil else { return [] }
@@ -269,17 +281,27 @@ package struct SynchronizerCore: Sendable, Hashable {
         sources[index]!.lastError = error
         sources[index]!.lastFailure = .init(time: now, reason: error)
         sources[index]!.poller.handle(outcome, at: now)
+        if fallbackDue != nil, sources[index]!.role == .primary, pathToEveryPrimaryFailed { fallbackDue = now }
         return [notice] + (silenceToReport().map { [.noSourceAnswered(errors: $0)] } ?? [])
     }
 
-    /// Restarts the bursts; the fallback sources stand by again, to join if the others stay silent.
-    private mutating func restartBursts(at now: MonotonicInstant) {
+    /// Whether every source still polled that is not a fallback failed its last poll with no reply or
+    /// a network error (not a server's refusal or an unsynchronized server: those answered), and none
+    /// is being measured.
+    private var pathToEveryPrimaryFailed: Bool {
+        let primaries = sources.values.filter { $0.role == .primary && $0.standing == .polled }
+        return !primaries.isEmpty && primaries.allSatisfy { $0.problem == .failed && !$0.poller.awaitingReply }
+    }
+
+    /// Restarts the bursts; the fallback sources stand by again, to join if the others stay silent (or
+    /// at once).
+    private mutating func restartBursts(at now: MonotonicInstant, fallbackAtOnce: Bool = false) {
         for index in sources.keys where sources[index]!.standing != .stopped {
             sources[index]!.poller.restartBurst(at: now)
             sources[index]!.standByIfFallback()
         }
         if sources.values.contains(where: { $0.role == .fallback && $0.standing != .stopped }) {
-            fallbackDue = now.advanced(by: configuration.fallbackAfter)
+            fallbackDue = fallbackAtOnce ? now : now.advanced(by: configuration.fallbackAfter)
         }
     }
 

@@ -108,10 +108,11 @@ package final class SynchronizerLoop: Sendable {
         wake()
     }
 
-    /// Restarts every source's burst, within the budget.
-    package func trigger(reason: String) {
+    /// Restarts every source's burst, within the budget; an `activation` may bring the fallback
+    /// sources in at once (`SynchronizerCore.Configuration.fallbackOnActivation`).
+    package func trigger(reason: String, activation: Bool = false) {
         let now = clock.timeBase.monotonicNow()
-        let events = state.withLock { $0.core.handle(.trigger(reason: reason), at: now) }
+        let events = state.withLock { $0.core.handle(.trigger(reason: reason, activation: activation), at: now) }
         onNotice(.events(events))
         wake()
     }

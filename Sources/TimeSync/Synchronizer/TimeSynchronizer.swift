@@ -79,7 +79,8 @@ public final class TimeSynchronizer: Sendable {
                 sources: sources.map(\.name), fallbackSources: fallbackSources.map(\.name),
                 configuration: .init(
                     poll: poll, requestsPerHour: configuration.requestsPerHour,
-                    maximumCalibrationAge: configuration.maximumCalibrationAge, fallbackAfter: configuration.fallbackAfter),
+                    maximumCalibrationAge: configuration.maximumCalibrationAge, fallbackAfter: configuration.fallbackAfter,
+                    fallbackOnActivation: NetworkActivation.httpsWakesTheNetwork),
                 start: timeBase.monotonicNow()),
             sources: all.map { source in
                 let timeout = configuration.timeout
@@ -138,6 +139,12 @@ public final class TimeSynchronizer: Sendable {
     /// - Parameter reason: Said in the ``TimeSynchronizerEvent/resynchronizing(reason:)`` event.
     public func resynchronize(reason: String) {
         loop.trigger(reason: reason)
+    }
+
+    /// Resynchronizes because the app came to the foreground: where only URLSession brings up the
+    /// network (``NetworkActivation``), the fallback sources are asked at once.
+    func resynchronizeOnActivation(reason: String) {
+        loop.trigger(reason: reason, activation: true)
     }
 
     /// Checks the wall clock against the monotonic clock (call it on `NSSystemClockDidChange`, or when

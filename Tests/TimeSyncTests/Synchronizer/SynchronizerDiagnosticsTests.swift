@@ -81,7 +81,8 @@ import TimeSyncTesting
             start: start)
         core.noteStatus(.unsynchronized, at: start)
         #expect(core.nextAction(at: start) == .poll(source: 0))
-        _ = core.handle(.failed(source: 0, outcome: .failure, refusal: nil, error: "refused"), at: at(1))
+        // An unsynchronized server answered: the path works, and the fallback keeps to its delay.
+        _ = core.handle(.failed(source: 0, outcome: .unsynchronized, refusal: nil, error: "refused"), at: at(1))
         #expect(core.nextAction(at: at(1)) == .resolve(source: 0))
         _ = core.handle(.resolved(source: 0), at: at(1))
         #expect(core.nextAction(at: at(5)) == .fallBack(sources: [1]))
