@@ -7,7 +7,6 @@
 
 // sysctlbyname(3): `int sysctlbyname(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);`
 // https://developer.apple.com/library/archive/documentation/System/Conceptual/ManPages_iPhoneOS/man3/sysctlbyname.3.html
-// https://developer.apple.com/documentation/kernel/1387446-sysctlbyname
 public func sysctlbyname(
     _ name: UnsafePointer<CChar>!, _ oldp: UnsafeMutableRawPointer!, _ oldlenp: UnsafeMutablePointer<Int>!,
     _ newp: UnsafeMutableRawPointer!, _ newlen: Int

@@ -3,7 +3,8 @@
 // not Apple's SDK. The bodies are never run.
 @_exported import AppleFoundation
 
-// https://developer.apple.com/documentation/kernel/osstatus (MacTypes: `typealias OSStatus = Int32`)
+// MacTypes.h: `typedef SInt32 OSStatus`, imported as `typealias OSStatus = Int32` (the result type of
+// https://developer.apple.com/documentation/security/secitemcopymatching(_:_:); no page of its own found).
 public typealias OSStatus = Int32
 
 // Result codes: `var errSec…: OSStatus { get }`.
