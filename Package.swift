@@ -145,7 +145,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["NTS"])),
             ]
         ),
-        // The Roughtime server (trait `RoughtimeServer`): the core's responder on a SwiftNIO socket,
+        // The Roughtime server (trait `RoughtimeServer`): `TimeSyncServerSupport`'s responder on a SwiftNIO socket,
         // requests read together signed together.
         .target(
             name: "TimeSyncRoughtimeServer",

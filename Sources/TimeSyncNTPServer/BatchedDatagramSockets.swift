@@ -9,9 +9,9 @@ import Synchronization
 import TimeSync
 
 /// The SNTP server's batched path on Linux: one thread per socket, each reading up to 64
-/// datagrams per `recvmmsg`, answering them with the core's `NTPServerResponder` (through the
+/// datagrams per `recvmmsg`, answering them with `TimeSyncServerSupport`'s `NTPServerResponder` (through the
 /// socket's ``NTPServerState``, rate limiter included) and sending the replies with one `sendmmsg`.
-/// Buffers are allocated once per socket; nothing is allocated per datagram but for NTS replies.
+/// Buffers are allocated once per socket; nothing is allocated per datagram, NTS replies included.
 ///
 /// With kernel timestamps on, each request's receive time is when the kernel queued it
 /// (`SO_TIMESTAMPNS`), carried onto the server's time base: time spent in the socket's queue under
