@@ -15,7 +15,10 @@ extension TimeSynchronizer {
     /// UDP port 123 is blocked on many corporate and some mobile networks, silently: when no NTP
     /// server has answered `Configuration.fallbackAfter` (5 s) after the start or a
     /// resynchronization, the `Date` sources are polled too (refined below a second), until an NTP
-    /// server answers again.
+    /// server answers again. They are polled at once when every NTP server's last poll failed on the
+    /// way (no route, a network error), and on iOS, tvOS and watchOS when the synchronizer starts
+    /// and when the app comes to the foreground (`observeApplicationLifecycle()`): there, only a
+    /// URLSession request brings up an idle cellular radio or a VPN On Demand, not a UDP datagram.
     /// - Parameters:
     ///   - servers: The NTP servers.
     ///   - fallbackHosts: HTTPS servers whose `Date` is used while NTP is silent (default:

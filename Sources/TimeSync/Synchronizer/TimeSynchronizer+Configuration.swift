@@ -28,7 +28,10 @@ extension TimeSynchronizer {
         /// The clock's estimator settings: drift bound, slew allowance, window.
         public var estimator: EstimatorConfiguration
         /// How long the fallback sources wait for another source to answer, after the start or a
-        /// resynchronization, before they are polled. Default 5 s.
+        /// resynchronization, before they are polled. Default 5 s. They join sooner when every other
+        /// source's last poll failed on the way (no route, a network error), and on iOS, tvOS and
+        /// watchOS at the start and when the app comes to the foreground, where only a URLSession
+        /// request wakes an idle cellular radio.
         public var fallbackAfter: Duration
 
         /// Creates a configuration.
