@@ -30,20 +30,23 @@ extension ServerClock {
     ///
     /// When the provider refuses now (a Keychain before the device's first unlock), the store is not
     /// restored, with a warning, and each later write asks for the key again.
+    /// - Parameter note: Set to what a user should know of the persistence when it is not as asked:
+    ///   why the store is not used, or that the boot time tells boots apart.
     static func open(
         _ store: any CalibrationStore, keyProvider: (any CalibrationKeyProvider)?, timeBase: any TimeBase, policy: PersistencePolicy,
-        events: EventSubscribers<ServerClockEvent>, onWarning: (@Sendable (String) -> Void)?
+        events: EventSubscribers<ServerClockEvent>, onWarning: (@Sendable (String) -> Void)?, note: inout String?
     ) -> (store: any CalibrationStore, key: [UInt8]?, persistence: ClockPersistence)? {
         guard let bootSessionID = timeBase.bootSessionID else {
             let reason = "this system gives neither a boot session identifier nor its boot time, so a saved calibration could not be told from one of an earlier boot: calibrations are neither restored nor saved"
             onWarning?("TimeSync: stored calibration ignored: \(reason)")
             events.emit(.storeIgnored(reason: reason))
+            note = "off: \(reason)"
             return nil
         }
         if BootSession.isBootTime(bootSessionID) {
-            onWarning?(
-                "TimeSync: this system refused its boot session identifier, so the boot time tells boots apart: after a change of this device's clock, a saved calibration is taken for an earlier boot's (only its floor is kept)"
-            )
+            let reason = "this system refused its boot session identifier, so the boot time tells boots apart: after a change of this device's clock, a saved calibration is taken for an earlier boot's (only its floor is kept)"
+            onWarning?("TimeSync: \(reason)")
+            note = "on the boot time: \(reason)"
         }
         do {
             try store.validate()
@@ -51,6 +54,7 @@ extension ServerClock {
             let reason = "the store cannot be used (\(error)): calibrations are neither restored nor saved"
             onWarning?("TimeSync: stored calibration ignored: \(reason)")
             events.emit(.storeIgnored(reason: reason))
+            note = "off: \(reason)"
             return nil
         }
         let holder = CalibrationKeyHolder(provider: keyProvider ?? SystemCalibrationKeyProvider())
@@ -62,6 +66,7 @@ extension ServerClock {
             let reason = "no key to authenticate it (\(error)): the stored calibration is not restored; saving asks for the key again at each write"
             onWarning?("TimeSync: stored calibration ignored: \(reason)")
             events.emit(.storeIgnored(reason: reason))
+            note = "not restored: \(reason)"
             return (store, nil, persistence)
         }
     }

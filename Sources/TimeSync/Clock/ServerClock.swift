@@ -47,6 +47,9 @@ public final class ServerClock: Clock, Sendable {
     let sleepers = Waiters()
     /// Saves the state when the clock has a store and a key to seal it with.
     let persistence: ClockPersistence?
+    /// What a user should know of the store when it does not work as asked: why it is not used, or
+    /// that the boot time tells boots apart; `nil` when it works, or there is none.
+    package let persistenceNote: String?
 
     /// Creates a clock, restoring a stored calibration of the same boot session if there is one.
     /// - Parameters:
@@ -83,10 +86,14 @@ public final class ServerClock: Clock, Sendable {
                 wallClock: WallClockMonitor(timeBase.wallClockPair(), threshold: configuration.wallClockChangeThreshold)))
         let subscribers = EventSubscribers<ServerClockEvent>()
         self.subscribers = subscribers
+        var note: String?
         let opened = store.flatMap {
-            Self.open($0, keyProvider: keyProvider, timeBase: timeBase, policy: configuration.persistence, events: subscribers, onWarning: onWarning)
+            Self.open(
+                $0, keyProvider: keyProvider, timeBase: timeBase, policy: configuration.persistence, events: subscribers, onWarning: onWarning,
+                note: &note)
         }
         persistence = opened?.persistence
+        persistenceNote = note
         if let opened, let key = opened.key { restore(from: opened.store, key: key, onWarning: onWarning) }
     }
 

@@ -61,6 +61,11 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
     public var sources: [SourceDiagnostics]
     /// The latest notable events, oldest first: at most ``historyLength``.
     public var history: [Entry]
+    /// How the clock's store works when not as asked, `nil` when it does (or there is none): `off:`
+    /// and why calibrations are neither restored nor saved (no way to tell boots apart, a store that
+    /// cannot be used), `not restored:` (no key yet), or `on the boot time:` where the system refused
+    /// its boot session identifier and the boot time tells boots apart instead.
+    public var persistence: String?
 
     /// How many events ``history`` keeps: 32.
     public static let historyLength = 32
@@ -75,7 +80,6 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
     /// // unsynchronized: the clock reads this device's own time; none of 8 sources has answered yet …
     /// ```
     public var summary: String {
-        let selected = sources.filter { $0.state == .selected }.map(\.source)
         let failures = sources.compactMap { source in source.lastFailure.map { "\(source.source): \($0.reason)" } }
         let waiting = sources.filter { $0.state == .pending && $0.lastFailure == nil }.count
         func why() -> String {
@@ -87,6 +91,12 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
             if nextPoll == nil, waiting == sources.count { return "none of its \(sources.count) sources has been asked: call start()" }
             return "none of \(sources.count) sources has answered yet"
         }
+        let store = persistence.map { "; store \($0)" } ?? ""
+        return state(why) + store
+    }
+
+    private func state(_ why: () -> String) -> String {
+        let selected = sources.filter { $0.state == .selected }.map(\.source)
         switch status {
         case .synchronized:
             return "synchronized by \(selected.isEmpty ? "its calibration" : selected.joined(separator: ", "))"

@@ -95,7 +95,9 @@ package final class SynchronizerLoop: Sendable {
         let now = clock.timeBase.monotonicNow()
         return state.withLock { state in
             state.core.noteStatus(view.status, at: now)
-            return state.core.diagnostics(view, at: now, polling: polling)
+            var diagnostics = state.core.diagnostics(view, at: now, polling: polling)
+            diagnostics.persistence = clock.persistenceNote
+            return diagnostics
         }
     }
 

@@ -61,4 +61,33 @@ import TimeSyncTesting
         let other = ManualTimeBase(bootSessionID: "9c1d")
         #expect(!ServerClock(timeBase: other, configuration: synchronous, store: store, keyProvider: key).isSynchronized)
     }
+
+    /// A synchronizer's diagnostics say how its store works when not as asked: on the boot time, or
+    /// off when the system tells boots apart neither way; nothing when the boot session identifier
+    /// works.
+    @Test func theDiagnosticsSayWhenTheBootTimeOrNothingTellsBootsApart() throws {
+        let key = FixedCalibrationKey(seed: 4)
+        func diagnostics(_ bootSessionID: String?) throws -> SynchronizerDiagnostics {
+            let base = ManualTimeBase(bootSessionID: bootSessionID)
+            let source = ScriptedTimeSource("a", offset: 0, base: base)
+            let sync = try TimeSynchronizer(sources: [source], timeBase: base, store: MemoryCalibrationStore(), keyProvider: key)
+            return sync.diagnostics()
+        }
+        let bootTime = try diagnostics(BootSession.identify(sessionID: nil, bootTime: 1_764_230_400))
+        #expect(bootTime.persistence?.hasPrefix("on the boot time: ") == true, "\(String(describing: bootTime.persistence))")
+        #expect(bootTime.summary.contains("; store on the boot time: this system refused its boot session identifier"))
+        let none = try diagnostics(nil)
+        #expect(none.persistence?.hasPrefix("off: this system gives neither a boot session identifier nor its boot time") == true)
+        #expect(none.summary.contains("; store off: "))
+        let normal = try diagnostics("9c1d")
+        #expect(normal.persistence == nil)
+        #expect(!normal.summary.contains("store"))
+        // The field survives the JSON the CLI prints, and JSON without it still decodes.
+        let json = try JSONEncoder().encode(bootTime)
+        #expect(try JSONDecoder().decode(SynchronizerDiagnostics.self, from: json) == bootTime)
+        var object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        object["persistence"] = nil
+        let older = try JSONDecoder().decode(SynchronizerDiagnostics.self, from: try JSONSerialization.data(withJSONObject: object))
+        #expect(older.persistence == nil)
+    }
 }
