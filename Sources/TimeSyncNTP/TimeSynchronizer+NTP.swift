@@ -26,17 +26,22 @@ extension TimeSynchronizer {
     ///   - configuration: Target error, polling, budget, the fallback's delay.
     ///   - addressPolicy: Which addresses the servers' names may resolve to (default: public ones only).
     ///   - store: Where the calibration is kept between launches.
+    ///   - keyProvider: The key that authenticates the store (default: ``SystemCalibrationKeyProvider``
+    ///     with no access group). An app and its extensions sharing a store in an app group pass
+    ///     `SystemCalibrationKeyProvider(accessGroup:)` with that group, so that both read one key.
     @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https()")
     public static func ntp(
         _ servers: [NTPServerAddress] = NTPServerAddress.defaultPool, fallbackHosts: [URL] = URLSessionDateSource.defaultHosts,
-        configuration: Configuration = .init(), addressPolicy: AddressPolicy = .publicOnly, store: (any CalibrationStore)? = nil
+        configuration: Configuration = .init(), addressPolicy: AddressPolicy = .publicOnly, store: (any CalibrationStore)? = nil,
+        keyProvider: (any CalibrationKeyProvider)? = nil
     ) -> TimeSynchronizer {
         var seen: Set<String> = []
         var sources = NTPTimeSource.sources(servers.filter { seen.insert($0.description).inserted }, addressPolicy: addressPolicy)
         if sources.isEmpty { sources = NTPTimeSource.sources(NTPServerAddress.defaultPool) }
         let fallback = dateSources(fallbackHosts, excluding: Set(sources.map(\.name)))
         // Non-empty, distinct names, one reference (UTC): the initializer cannot fail on these.
-        return try! TimeSynchronizer(sources: sources, fallbackSources: fallback, configuration: configuration, store: store)
+        return try! TimeSynchronizer(
+            sources: sources, fallbackSources: fallback, configuration: configuration, store: store, keyProvider: keyProvider)
     }
 
     /// A synchronizer on HTTPS servers' `Date` headers alone (refined below a second): for where UDP
@@ -45,12 +50,15 @@ extension TimeSynchronizer {
     ///   - hosts: The HTTPS servers (default: `URLSessionDateSource.defaultHosts`).
     ///   - configuration: Target error, polling, budget.
     ///   - store: Where the calibration is kept between launches.
+    ///   - keyProvider: The key that authenticates the store, as for
+    ///     ``ntp(_:fallbackHosts:configuration:addressPolicy:store:keyProvider:)``.
     public static func https(
-        _ hosts: [URL] = URLSessionDateSource.defaultHosts, configuration: Configuration = .init(), store: (any CalibrationStore)? = nil
+        _ hosts: [URL] = URLSessionDateSource.defaultHosts, configuration: Configuration = .init(), store: (any CalibrationStore)? = nil,
+        keyProvider: (any CalibrationKeyProvider)? = nil
     ) -> TimeSynchronizer {
         var sources = dateSources(hosts, excluding: [])
         if sources.isEmpty { sources = dateSources(URLSessionDateSource.defaultHosts, excluding: []) }
-        return try! TimeSynchronizer(sources: sources, configuration: configuration, store: store)
+        return try! TimeSynchronizer(sources: sources, configuration: configuration, store: store, keyProvider: keyProvider)
     }
 
     /// One `Date` source per host, a host named twice (or among `excluding`) once.
@@ -64,7 +72,7 @@ extension TimeSynchronizer {
     ///
     /// It asks the NTP pool and, where NTP gets no answer within 5 s (UDP blocked), HTTPS `Date`
     /// headers of `URLSessionDateSource.defaultHosts`; on watchOS, where apps cannot send UDP, HTTPS
-    /// alone. For other servers build your own with ``ntp(_:fallbackHosts:configuration:addressPolicy:store:)``.
+    /// alone. For other servers build your own with ``ntp(_:fallbackHosts:configuration:addressPolicy:store:keyProvider:)``.
     ///
     /// On Apple platforms it logs (`os.Logger`, subsystem `timesync`) what an app should know: when no
     /// server answered (the clock then shows the device's time, flagged unsynchronized), a spoofing

@@ -95,5 +95,45 @@ struct UserDefaultsDurabilityTests {
         #expect(!unmasked.stdout.hasPrefix("restored synchronized"), "\(unmasked.stdout) \(unmasked.stderr)")
         #expect(!unmasked.stderr.contains("boot time"), "\(unmasked.stderr)")
     }
+
+    /// An app and its extension in one app group: two processes, each with a home of its own (its
+    /// container), sharing one suite (the group's). With each process's own key, each rejects what the
+    /// other saved (the store does not verify); with one key in the group, each restores the other's
+    /// calibration. On Apple platforms the shared key is `SystemCalibrationKeyProvider(accessGroup:)`.
+    @Test func twoProcessesSharingASuiteAndAKeyEachRestoreTheOthersCalibration() async throws {
+        let writer = try #require(storeWriter(), "build the store-writer executable first")
+        let group = try makeTemporaryDirectory()
+        let app = try makeTemporaryDirectory()
+        let extensionHome = try makeTemporaryDirectory()
+        defer { for directory in [group, app, extensionHome] { try? FileManager.default.removeItem(atPath: directory) } }
+        // The suite lives in the group's configuration directory; each process's data (its default
+        // key file) in its own home.
+        func environment(_ home: String) -> [String: String] {
+            ["HOME": home, "XDG_CONFIG_HOME": "\(group)/.config", "XDG_DATA_HOME": "\(home)/.local/share", "CFFIXED_USER_HOME": home]
+        }
+        let suite = "TimeSyncInteropTests.\(UUID().uuidString)"
+        func run(_ home: String, _ arguments: [String]) async throws -> (words: [String], stderr: String) {
+            let result = try await ChildProcess.run(writer, arguments, environment: environment(home), timeout: .seconds(30))
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            return (result.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }, result.stderr)
+        }
+        func offset(_ words: [String]) -> Int? { words.count == 3 && words[0] == "restored" ? Int(words[2]) : nil }
+
+        // Each process's own key: the extension cannot read what the app saved.
+        _ = try await run(app, ["save", "--suite", suite, "--key", "default", "--offset-ms", "42000", "--exit"])
+        let rejected = try await run(extensionHome, ["restore", "--suite", suite, "--key", "default"])
+        #expect(rejected.words == ["empty"], "a store sealed with another process's key was restored: \(rejected)")
+
+        // One key in the group: each restores what the other saved.
+        let shared = "\(group)/keys/calibration.key"
+        _ = try await run(app, ["save", "--suite", suite, "--key", shared, "--offset-ms", "42000", "--exit"])
+        let byExtension = try await run(extensionHome, ["restore", "--suite", suite, "--key", shared])
+        let first = try #require(offset(byExtension.words), "the extension did not restore the app's calibration: \(byExtension)")
+        #expect(abs(first - 42_000) <= 1_000)
+        _ = try await run(extensionHome, ["save", "--suite", suite, "--key", shared, "--offset-ms", "-7000", "--exit"])
+        let byApp = try await run(app, ["restore", "--suite", suite, "--key", shared])
+        let second = try #require(offset(byApp.words), "the app did not restore the extension's calibration: \(byApp)")
+        #expect(abs(second + 7_000) <= 1_000)
+    }
 }
 #endif

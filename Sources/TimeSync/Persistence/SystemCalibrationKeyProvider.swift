@@ -11,19 +11,39 @@ import Foundation
 /// On Linux the key file is only as safe as the user account: anyone who can read the account's
 /// files can forge a store. That is weaker than the Keychain, and still stops a store copied from
 /// elsewhere or edited by someone without access to the key file.
+///
+/// **App groups.** An app and its extensions (a widget, a share extension) that share a store in an
+/// app group (`UserDefaultsCalibrationStore(suiteName: "group.com.example.app")`) must share its key
+/// too: each process's default Keychain access group is its own, so each would make a key of its
+/// own and reject the other's store. Pass the app group as the access group, in every process:
+/// `SystemCalibrationKeyProvider(accessGroup: "group.com.example.app")`. Each target needs the App
+/// Groups capability with that group (the `com.apple.security.application-groups` entitlement);
+/// the Keychain takes an app group as an access group. On macOS a process the data protection
+/// Keychain refuses keeps the key in the group's container instead (`TimeSync/keys/calibration.key`
+/// under `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`). On Linux the key
+/// file is shared by every process of the user already.
 public struct SystemCalibrationKeyProvider: CalibrationKeyProvider {
+    /// The Keychain access group the key lives in (an app group, or a keychain access group),
+    /// `nil` for the process's default.
+    public let accessGroup: String?
+
     /// Creates the platform's provider.
-    public init() {}
+    /// - Parameter accessGroup: The access group to keep the key in, shared by every process that
+    ///   reads the same store; `nil` (the default) for the process's own.
+    public init(accessGroup: String? = nil) {
+        self.accessGroup = accessGroup
+    }
 
     public func key() throws -> [UInt8] {
         #if canImport(Security)
-        switch KeychainCalibrationKeyProvider().keyOrStatus() {
+        switch KeychainCalibrationKeyProvider(accessGroup: accessGroup).keyOrStatus() {
         case .success(let key):
             return key
         case .failure(let failure):
             #if os(macOS)
             if failure.isMissingEntitlement {
-                return try FileCalibrationKeyProvider(url: FileCalibrationKeyProvider.defaultURL).key()
+                let url = accessGroup.flatMap(FileCalibrationKeyProvider.appGroupURL) ?? FileCalibrationKeyProvider.defaultURL
+                return try FileCalibrationKeyProvider(url: url).key()
             }
             #endif
             throw failure.error

@@ -54,6 +54,19 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
         #endif
     }
 
+    #if os(macOS)
+    /// The key file in an app group's shared container, for the processes of one app group (an app
+    /// and its extensions) that share a store: `TimeSync/keys/calibration.key` under
+    /// `FileManager.containerURL(forSecurityApplicationGroupIdentifier:)`, `nil` when the system gives
+    /// no container. On macOS the container's URL comes back even for a group the process is not in
+    /// (the `com.apple.security.application-groups` entitlement names the groups it is in); the
+    /// key file's checks then refuse a path this process does not own.
+    /// - Parameter group: The app group's identifier, exactly as in the entitlement.
+    public static func appGroupURL(_ group: String) -> URL? {
+        FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group)?.appendingPathComponent("TimeSync/keys/calibration.key")
+    }
+    #endif
+
     public func key() throws -> [UInt8] {
         if let existing = try existingKey() { return existing }
         let directory = url.deletingLastPathComponent()

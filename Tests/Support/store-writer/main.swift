@@ -1,9 +1,16 @@
-// store-writer: saves a calibration through UserDefaultsCalibrationStore and waits to be killed, or
-// restores one, for the test that a saved calibration survives a killed process.
+// store-writer: saves a calibration through UserDefaultsCalibrationStore and waits to be killed (or
+// exits), or restores one: for the tests that a saved calibration survives a killed process, and that
+// two processes sharing a suite and a key (an app and its extension in an app group) each restore
+// what the other saved.
 //
-//   store-writer save --suite NAME --key PATH [--offset-ms N]   calibrate (server = wall clock + N ms),
-//                                                               save, print "saved", wait forever
-//   store-writer restore --suite NAME --key PATH                print "restored STATUS OFFSET_MS" or "empty"
+//   store-writer save --suite NAME --key PATH [--offset-ms N] [--exit]
+//                                   calibrate (server = wall clock + N ms), save, print "saved", then
+//                                   wait forever (or exit with --exit)
+//   store-writer restore --suite NAME --key PATH
+//                                   print "restored STATUS OFFSET_MS" or "empty"
+//
+// `--key default` uses the platform's key (`SystemCalibrationKeyProvider`): on Linux the key file
+// under `$XDG_DATA_HOME`, one per user's data directory.
 //
 // The suite lives where the process's UserDefaults keep it (on Linux `$XDG_CONFIG_HOME` or
 // `~/.config`): run it with those pointed at a temporary directory.
@@ -27,7 +34,8 @@ guard arguments.count > 1, let suite = option("--suite", arguments), let keyPath
 guard let store = UserDefaultsCalibrationStore(suiteName: suite) else { fail("cannot open the suite \(suite)") }
 let timeBase = SystemTimeBase()
 #if !canImport(Darwin) || os(macOS)
-let keyProvider: any CalibrationKeyProvider = FileCalibrationKeyProvider(url: URL(fileURLWithPath: keyPath))
+let keyProvider: any CalibrationKeyProvider =
+    keyPath == "default" ? SystemCalibrationKeyProvider() : FileCalibrationKeyProvider(url: URL(fileURLWithPath: keyPath))
 #else
 let keyProvider: any CalibrationKeyProvider = SystemCalibrationKeyProvider()  // no key file on iOS, tvOS, watchOS
 #endif
@@ -50,6 +58,7 @@ case "save":
         fail("\(error)")
     }
     FileHandle.standardOutput.write(Data("saved\n".utf8))
+    if arguments.contains("--exit") { exit(0) }
     // Killed here, by PID: nothing after the save may write the suite.
     while true { sleep(60) }
 case "restore":
