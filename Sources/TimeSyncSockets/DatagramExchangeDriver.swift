@@ -26,12 +26,12 @@ package enum DatagramExchangeDriver {
         defer { socket.close() }
         let now = timeBase.monotonicNow()
         let (datagram, ownDeadline) = exchange.start(at: now, wallTime: timeBase.wallNow())
-        socket.close(after: now.duration(to: min(deadline, ownDeadline)))
+        socket.close(at: min(deadline, ownDeadline))
         try socket.send(datagram)
         var step = ExchangeStep<Exchange.Answer>.listen(until: nil)
         while case .listen = step, let received = try await socket.next() {
             step = exchange.receive(received.bytes, at: received.receivedAt)
-            if case .listen(let until?) = step { socket.close(after: timeBase.monotonicNow().duration(to: until)) }
+            if case .listen(let until?) = step { socket.close(at: until) }
         }
         try Task.checkCancellation()
         if case .listen = step { step = exchange.finish(at: timeBase.monotonicNow()) }

@@ -20,8 +20,10 @@ package struct ReceivedDatagram: Sendable {
 /// unreachable arrives as `ECONNREFUSED` on the next read).
 ///
 /// A reader thread waits in `poll(2)` and drains the socket as datagrams arrive, stamping each one on
-/// the monotonic clock as it is read; ``next()`` hands them out in order. ``close(after:)`` sets a
-/// deadline in real time, after which ``next()`` returns `nil`; the reader closes the descriptor.
+/// the monotonic clock as it is read; ``next()`` hands them out in order. ``close(at:)`` sets a
+/// deadline on the time base's monotonic clock (the one the exchange's deadline is on, whatever the
+/// time base: a test's hand-moved clock closes the socket when it is moved past it), after which
+/// ``next()`` returns `nil`; the reader closes the descriptor.
 @available(watchOS, unavailable)
 package final class DatagramSocket: Sendable {
     /// The largest datagram accepted whole; the socket reads one byte more, so a longer one is seen
@@ -36,8 +38,8 @@ package final class DatagramSocket: Sendable {
         var closed = false
         /// Datagrams dropped for being larger than ``maximumDatagramSize``.
         var oversize = 0
-        /// When the socket closes by itself, on the system's monotonic clock (nanoseconds).
-        var deadline: Int64 = .max
+        /// When the socket closes by itself, on the time base's monotonic clock; `nil`: not by itself.
+        var deadline: MonotonicInstant?
     }
 
     let remote: IPEndpoint
@@ -106,8 +108,6 @@ package final class DatagramSocket: Sendable {
         return try outcome.get()
     }
 
-    /// Closes the socket after `delay` (real time), unless it closes sooner: ``next()`` then
-    /// returns `nil`.
     /// Why datagrams were dropped before anyone saw them (for a timeout's message): `nil` when none
     /// were, else how many exceeded ``maximumDatagramSize``, in words.
     package var droppedUnseen: String? {
@@ -116,9 +116,10 @@ package final class DatagramSocket: Sendable {
         return "\(oversize) datagram\(oversize == 1 ? "" : "s") larger than \(Self.maximumDatagramSize) bytes dropped unread (no reply is that large)"
     }
 
-    package func close(after delay: Duration) {
-        let deadline = SystemClocks.monotonicNanoseconds().saturatingAdd(max(0, delay.nanosecondsClamped))
-        state.withLock { $0.deadline = min($0.deadline, deadline) }
+    /// Closes the socket at `deadline` (on the time base's monotonic clock), unless it closes sooner:
+    /// ``next()`` then returns `nil`. An earlier deadline set before stands.
+    package func close(at deadline: MonotonicInstant) {
+        state.withLock { $0.deadline = min($0.deadline ?? deadline, deadline) }
     }
 
     /// Closes the socket now: ``next()`` returns what was read, then `nil`.
@@ -135,7 +136,9 @@ package final class DatagramSocket: Sendable {
         while true {
             let (closed, deadline) = state.withLock { ($0.closed || $0.error != nil, $0.deadline) }
             if closed { return }
-            let remaining = deadline.saturatingSubtract(SystemClocks.monotonicNanoseconds())
+            // Read on the time base at each slice: a hand-moved clock closes the socket as soon as it
+            // is moved past the deadline, the system's when the deadline comes.
+            let remaining = deadline.map { timeBase.monotonicNow().duration(to: $0).nanosecondsClamped } ?? .max
             if remaining <= 0 {
                 state.withLock { $0.closed = true }
                 waiters.wakeAll()

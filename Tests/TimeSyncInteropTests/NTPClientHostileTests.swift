@@ -6,6 +6,7 @@ import TimeSync
 import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTestSupport
+import TimeSyncTesting
 import TimeSyncNTP
 import TimeSyncNTPServer
 
@@ -117,7 +118,44 @@ import TimeSyncNTPServer
             #expect("\(error)".contains("2 requests unanswered in 4") && "\(error)".hasSuffix(" ms"), "\(error)")
         }
     }
+
+    /// The same deadline on an injected clock: a silent server's exchange times out when a hand-moved
+    /// clock passes its one-minute deadline, though far less than a minute of real time goes by, and
+    /// the message gives the time waited on that clock.
+    @Test(.timeLimit(.minutes(1))) func aSilentServerTimesOutOnAnInjectedClock() async throws {
+        let fake = try await FakeNTPServer.start { _ in [] }
+        defer { Task { await fake.close() } }
+        let base = ManualTimeBase()
+        let client = NTPClient(timeBase: base)
+        let address = try #require(IPEndpoint(host: "127.0.0.1", port: fake.address.port!))
+        let ended = Locked(false)
+        let exchange = Task {
+            defer { ended.withLock { $0 = true } }
+            return try await client.exchange(with: address, timeout: .seconds(60))
+        }
+        let real = SystemTimeBase()
+        let started = real.monotonicNow()
+        // Move the clock a minute and a second at a time until the exchange ends: whenever its
+        // deadline was set, the next move passes it.
+        var moves = 0
+        while moves < 200 {
+            base.advance(by: .seconds(61))
+            moves += 1
+            try await Task.sleep(for: .milliseconds(20))
+            if ended.withLock({ $0 }) { break }
+        }
+        do {
+            _ = try await exchange.value
+            Issue.record("a silent server answered")
+        } catch let error as NTPClientError {
+            #expect(error.code == .timeout, "\(error)")
+            #expect("\(error)".contains(" s"), "\(error)")
+        }
+        #expect(moves < 200)
+        #expect(started.duration(to: real.monotonicNow()) < .seconds(30), "the deadline waited for real time")
+    }
 }
+
 
 /// A thread-safe counter.
 private final class Counter: Sendable {

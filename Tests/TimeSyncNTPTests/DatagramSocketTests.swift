@@ -43,8 +43,20 @@ import TimeSyncTesting
 
     @Test func theDeadlineEndsTheWaitWithNothing() async throws {
         let peer = try Peer()
-        let socket = try DatagramSocket(connectingTo: try #require(IPEndpoint(host: "127.0.0.1", port: Int(peer.port))), timeBase: ManualTimeBase())
-        socket.close(after: .zero)
+        let base = ManualTimeBase()
+        let socket = try DatagramSocket(connectingTo: try #require(IPEndpoint(host: "127.0.0.1", port: Int(peer.port))), timeBase: base)
+        socket.close(at: base.monotonicNow())
+        #expect(try await socket.next() == nil)
+    }
+
+    /// The deadline is on the time base's clock: a hand-moved clock moved past it closes the socket,
+    /// an hour of it in no time.
+    @Test func theDeadlineIsOnTheTimeBasesClock() async throws {
+        let peer = try Peer()
+        let base = ManualTimeBase()
+        let socket = try DatagramSocket(connectingTo: try #require(IPEndpoint(host: "127.0.0.1", port: Int(peer.port))), timeBase: base)
+        socket.close(at: base.monotonicNow().advanced(by: .seconds(3600)))
+        base.advance(by: .seconds(3601))
         #expect(try await socket.next() == nil)
     }
 }
