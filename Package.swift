@@ -337,7 +337,9 @@ let package = Package(
                 "TimeSync", "TimeSyncWire", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncRoughtime", "TimeSyncNTPServer", "TimeSyncServerSupport",
                 "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "TimeSyncFixtures", "UDPRelay",
+                "TimeSyncObservation",  // the documentation's snippets compile here
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["CLI"])),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["CLI"])),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CLI"])),

@@ -1,0 +1,155 @@
+#if CLI
+import Foundation
+import Logging
+#if canImport(FoundationNetworking)
+import FoundationNetworking  // URLSession and URLRequest on Linux
+#endif
+import TimeSync
+import TimeSyncAsyncHTTPClient
+import TimeSyncHTTP
+
+// The Swift blocks about HTTP (TimeSyncHTTP over URLSession, TimeSyncAsyncHTTPClient), compiled as
+// written with the imports this file has. Never called: they would reach the network. The names they
+// use and do not define are the parameters of the function around them. `DocumentationSnippetTests`
+// checks the documentation still says exactly this.
+
+private func quickStart() async throws {
+    // snippet: quick-start
+    let api = URLSessionTimeSource(
+        url: URL(string: "https://api.example.com/time")!,
+        schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds), .date],
+        reference: .service("api.example.com"))
+    let sync = try TimeSynchronizer(sources: [api], store: UserDefaultsCalibrationStore())
+    // Subscribe before starting, so no event is missed: `.noSourceAnswered` comes as soon as a round of
+    // polls brought no answer at all, each source with its reason.
+    let events = sync.events()
+    Task {
+        for await event in events {
+            if case .noSourceAnswered(let errors) = event {
+                print("no time source answered:", errors.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))
+            }
+        }
+    }
+    sync.start()
+
+    // With this one source, its first answer makes the clock `.synchronized`. With several sources the
+    // first reading is `.provisional` (one reply could be a liar's) until min(3, sources) agree; it is
+    // usable, with its bounds. After a relaunch the stored calibration answers at once (`isRestored`).
+    if let first = await sync.firstReading(timeout: .seconds(5)) {
+        print(first.status, first.serverTime, "±", first.error)
+    } else {
+        // Unsynchronized, the clock reads this device's own time; the summary says why, in one line.
+        print(sync.diagnostics().summary)
+    }
+
+    // Has the sale certainly started? Only `.within` is a yes.
+    let saleStart = UnixTime(seconds: 1_798_761_600)  // 2027-01-01T00:00:00Z, server time
+    switch sync.clock.position(in: saleStart..<saleStart.advanced(by: .seconds(3600))) {
+    case .within: print("buy now")
+    case .before, .after: print("closed")
+    case .uncertain: print("checking…")  // the bounds straddle an edge, or the clock is not synchronized yet
+    }
+
+    // A countdown that ignores the user changing the clock and resumes right after sleep.
+    for try await tick in sync.clock.countdown(to: saleStart) { print(tick.formatted) }
+    // end snippet
+}
+
+private func sourceHTTPAPI() throws {
+    // snippet: source-http-api
+    let api = URLSessionTimeSource(
+        url: URL(string: "https://api.example.com/time")!,
+        schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds)],
+        reference: .service("api.example.com"))
+    let sync = try TimeSynchronizer(sources: [api])
+    sync.start()
+    // end snippet
+}
+
+private func sourceDateRefinement(clock: ServerClock) async throws {
+    // snippet: source-date-refinement
+    let client = HTTPTimeSource.makeClient()        // no redirects, no connection retries
+    let source = try HTTPTimeSource(url: "https://www.example.com/", client: client, policy: .dateOnly,
+                                    timeBase: clock.timeBase, logger: Logger(label: "time"))
+    let measurement = try await HTTPDateCalibrator(sources: [source], maxRequests: 10).run()
+    try await client.shutdown()
+    clock.calibrate(with: measurement)
+    // end snippet
+}
+
+private func gettingStartedSync() async throws {
+    // snippet: getting-started-sync
+    let api = URLSessionTimeSource(url: URL(string: "https://api.example.com/time")!, reference: .service("api"))
+    let sync = try TimeSynchronizer(sources: [api], store: UserDefaultsCalibrationStore())
+    sync.start()
+    if let reading = await sync.firstReading(timeout: .seconds(5)) {
+        print(reading.status, reading.serverTime, "±", reading.error)
+    } else {
+        // Nothing answered in time: each source says why (no reply, refused, a response it rejected…).
+        for source in sync.sourceStatuses() {
+            print("\(source.source): \(source.state)", source.lastError ?? "no answer yet")
+        }
+    }
+    // end snippet
+}
+
+private func gettingStartedClock() {
+    // snippet: getting-started-clock
+    let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
+    let clock = ServerClock(store: FileCalibrationStore(url: caches.appendingPathComponent("TimeSync.json")))
+    let observer = HTTPTimeObserver(source: "api.example.com", timeBase: clock.timeBase)
+    // end snippet
+    _ = observer
+}
+
+private func gettingStartedLoad(clock: ServerClock, observer: HTTPTimeObserver) {
+    // snippet: getting-started-load
+    func load(_ request: URLRequest) async throws -> Data {
+        let (data, _, observation) = try await URLSession.shared.timeSyncData(for: request, observer: observer)
+        switch observation {
+        case .success(let observed):
+            clock.calibrate(with: observed.sample)
+        case .failure(let error):
+            clock.reject(source: observer.source, reason: error.description)
+        }
+        return data
+    }
+    // end snippet
+    _ = load
+}
+
+private func httpObserver(request: URLRequest) async throws {
+    // snippet: http-observer
+    let clock = ServerClock()
+    let observer = HTTPTimeObserver(source: "api.example.com", timeBase: clock.timeBase)
+
+    let (data, _, observation) = try await URLSession.shared.timeSyncData(for: request, observer: observer)
+    if case .success(let observed) = observation { clock.calibrate(with: observed.sample) }
+    // end snippet
+    _ = data
+}
+
+private func asyncHTTPClientMeasure() async throws {
+    // snippet: async-http-client-measure
+    let clock = ServerClock()
+    let client = HTTPTimeSource.makeClient()
+    let source = try HTTPTimeSource(url: "https://api.example.com/time", client: client,
+                                    timeBase: clock.timeBase, logger: Logger(label: "time"))
+    let measurement = try await source.measure(samples: 8)
+    try await client.shutdown()
+    clock.calibrate(with: measurement)                // from TimeSyncHTTP
+    // end snippet
+}
+
+private func servingOtherFramework(nonceField: String?) {
+    // snippet: serving-other-framework
+    let timeBase = SystemTimeBase()
+    let received = timeBase.wallNow()                     // as early as possible
+    // … handle the request …
+    let nonce = nonceField.flatMap { HTTPTimeNonce.parse($0) }   // the request's TimeSync-Nonce, if any
+    let value = HTTPTimeHeader(serverReceive: received, serverTransmit: timeBase.wallNow(), nonce: nonce).fieldValue
+    // Set `TimeSync-Time: <value>` on the response, as the last thing before writing it.
+    // end snippet
+    _ = value
+}
+#endif
