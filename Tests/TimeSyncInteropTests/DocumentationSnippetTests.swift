@@ -3,20 +3,22 @@ import Foundation
 import Testing
 import TimeSyncTestSupport
 
-/// Every Swift block of the documentation a user reads (README.md, docs/*.md and the DocC articles,
-/// Sources/*/*.docc/*.md) is code that compiles: each is preceded by `<!-- snippet: NAME -->`, and its
-/// lines, imports apart, are those between `// snippet: NAME` and `// end snippet` in a file of
-/// `Snippets/`, which imports every module the block does. Those files compile with this target; their
-/// functions are never called (they would reach the network or bind ports), except the one that needs
-/// neither.
-///
-/// Two other kinds of block are accepted, each by its marker:
-/// - `<!-- snippet: NAME (manifest) -->`: lines of a `Package.swift` (an install line, a product), which
-///   a test target cannot import PackageDescription to compile; the block must be one.
-///   `scripts/check-install` resolves every install line against the repository.
-/// - `<!-- snippet: NAME (Apple only: WHY) -->`: code that needs an Apple framework, only for the names
-///   in ``appleOnly``.
+/// Every Swift block of README.md, docs/*.md and the DocC articles is compiled code.
 @Suite struct DocumentationSnippetTests {
+    // Every Swift block of the documentation a user reads (README.md, docs/*.md and the DocC articles,
+    // Sources/*/*.docc/*.md) is code that compiles: each is preceded by `<!-- snippet: NAME -->`, and its
+    // lines, imports apart, are those between `// snippet: NAME` and `// end snippet` in a file of
+    // `Snippets/`, which imports every module the block does. Those files compile with this target; their
+    // functions are never called (they would reach the network or bind ports), except the one that needs
+    // neither.
+    //
+    // Two other kinds of block are accepted, each by its marker:
+    // - `<!-- snippet: NAME (manifest) -->`: lines of a `Package.swift` (an install line, a product), which
+    //   a test target cannot import PackageDescription to compile; the block must be one.
+    //   `scripts/check-install` resolves every install line against the repository.
+    // - `<!-- snippet: NAME (Apple only: WHY) -->`: code that needs an Apple framework, only for the names
+    //   in `appleOnly`.
+
     /// The blocks that need SwiftUI or UIKit, and cannot compile on Linux.
     static let appleOnly: Set<String> = ["swiftui-sale-view"]
 
