@@ -26,6 +26,16 @@ private func nts() throws {
     // end snippet
 }
 
+private func sharingWithExtensions() {
+    // snippet: sharing-with-extensions
+    let group = "group.com.example.app"
+    let synchronizer = TimeSynchronizer.ntp(
+        store: UserDefaultsCalibrationStore(suiteName: group),
+        keyProvider: SystemCalibrationKeyProvider(accessGroup: group))
+    // end snippet
+    _ = synchronizer
+}
+
 private func sourceNTPPool() {
     // snippet: source-ntp-pool
     let clock = ServerClock()
