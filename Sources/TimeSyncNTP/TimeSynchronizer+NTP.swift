@@ -26,7 +26,7 @@ extension TimeSynchronizer {
     ///   - configuration: Target error, polling, budget, the fallback's delay.
     ///   - addressPolicy: Which addresses the servers' names may resolve to (default: public ones only).
     ///   - store: Where the calibration is kept between launches.
-    ///   - keyProvider: The key that authenticates the store (default: ``SystemCalibrationKeyProvider``
+    ///   - keyProvider: The key that authenticates the store (default: `SystemCalibrationKeyProvider`
     ///     with no access group). An app and its extensions sharing a store in an app group pass
     ///     `SystemCalibrationKeyProvider(accessGroup:)` with that group, so that both read one key.
     @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https()")
