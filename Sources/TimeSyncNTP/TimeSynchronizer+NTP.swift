@@ -111,8 +111,8 @@ extension TimeSynchronizer {
             return (true, "TimeSync: two different replies to one request from \(source); a host on the path may be spoofing this server")
         case .kissed(let source, let stopped):
             return (false, stopped ? "TimeSync: \(source) asked not to be used; it is no longer polled" : "TimeSync: \(source) asked to be polled less often")
-        case .fallingBack(let sources):
-            return (false, "TimeSync: no NTP server answered; using HTTPS Date from \(sources.joined(separator: ", "))")
+        case .fallingBack(let sources, let reason):
+            return (false, "TimeSync: asking HTTPS Date from \(sources.joined(separator: ", ")) too: \(reason)")
         case .failed, .measured, .resynchronizing:
             return nil
         }

@@ -63,7 +63,7 @@ struct FallbackInteropTests {
             let events = synchronizer.events()
             synchronizer.start()
             let fellBack = Task {
-                for await event in events { if case .fallingBack(let sources) = event { return sources } }
+                for await event in events { if case .fallingBack(let sources, _) = event { return sources } }
                 return []
             }
             let synchronized = await synchronizer.waitUntilSynchronized(timeout: .seconds(20))

@@ -104,6 +104,8 @@ package struct SynchronizerCore: Sendable, Hashable {
     /// When the fallback sources join unless another source answers first; `nil` when they are not
     /// waiting to.
     private var fallbackDue: MonotonicInstant?
+    /// Why the fallback sources join when ``fallbackDue`` comes, in words.
+    package private(set) var fallbackReason = ""
     /// The latest notable events, for the diagnostics.
     package internal(set) var history: RingBuffer<SynchronizerDiagnostics.Entry>
     /// The clock's status last noted (``noteStatus(_:at:)``).
@@ -124,9 +126,7 @@ package struct SynchronizerCore: Sendable, Hashable {
             requestsPerHour: configuration.requestsPerHour, burst: Double(max(8, count * configuration.poll.burstCount)))
         for name in sources { _ = addSource(name, at: start) }
         for name in fallbackSources { _ = addSource(name, role: .fallback, at: start) }
-        if !fallbackSources.isEmpty {
-            fallbackDue = configuration.fallbackOnActivation ? start : start.advanced(by: configuration.fallbackAfter)
-        }
+        if !fallbackSources.isEmpty { scheduleFallback(at: start, activation: configuration.fallbackOnActivation) }
     }
 
     /// Whether the source is a fallback source standing by (not polled until the others fall silent).
@@ -185,7 +185,7 @@ package struct SynchronizerCore: Sendable, Hashable {
                 sources[index]!.poller.restartBurst(at: now)
             }
             if !joining.isEmpty {
-                record([.fallingBack(sources: joining.map(name(of:)))], at: now)
+                record([.fallingBack(sources: joining.map(name(of:)), reason: fallbackReason)], at: now)
                 return .fallBack(sources: joining)
             }
         }
@@ -281,7 +281,10 @@ package struct SynchronizerCore: Sendable, Hashable {
         sources[index]!.lastError = error
         sources[index]!.lastFailure = .init(time: now, reason: error)
         sources[index]!.poller.handle(outcome, at: now)
-        if fallbackDue != nil, sources[index]!.role == .primary, pathToEveryPrimaryFailed { fallbackDue = now }
+        if fallbackDue != nil, sources[index]!.role == .primary, pathToEveryPrimaryFailed {
+            fallbackDue = now
+            fallbackReason = Self.pathFailed
+        }
         return [notice] + (silenceToReport().map { [.noSourceAnswered(errors: $0)] } ?? [])
     }
 
@@ -301,9 +304,21 @@ package struct SynchronizerCore: Sendable, Hashable {
             sources[index]!.standByIfFallback()
         }
         if sources.values.contains(where: { $0.role == .fallback && $0.standing != .stopped }) {
-            fallbackDue = fallbackAtOnce ? now : now.advanced(by: configuration.fallbackAfter)
+            scheduleFallback(at: now, activation: fallbackAtOnce)
         }
     }
+
+    /// The fallback sources join at `now` on an activation, else once ``Configuration/fallbackAfter``
+    /// has passed with no answer.
+    private mutating func scheduleFallback(at now: MonotonicInstant, activation: Bool) {
+        fallbackDue = activation ? now : now.advanced(by: configuration.fallbackAfter)
+        fallbackReason =
+            activation
+            ? "the app became active, and only an HTTPS request brings up an idle cellular radio or VPN On Demand"
+            : "no other source answered within \(configuration.fallbackAfter.readable)"
+    }
+
+    private static let pathFailed = "every other source's last poll failed on the way (no reply, a network error)"
 
     /// The last error of every source, once: when each has been asked at least once (fallback sources
     /// included: none stands by) and none has ever answered.

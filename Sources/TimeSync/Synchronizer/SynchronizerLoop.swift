@@ -165,8 +165,8 @@ package final class SynchronizerLoop: Sendable {
             case .resynchronize(let reason):
                 onNotice(.events([.resynchronizing(reason: reason)]))
             case .fallBack(let indices):
-                let names = state.withLock { state in indices.map { state.core.name(of: $0) } }
-                onNotice(.events([.fallingBack(sources: names)]))
+                let (names, reason) = state.withLock { state in (indices.map { state.core.name(of: $0) }, state.core.fallbackReason) }
+                onNotice(.events([.fallingBack(sources: names, reason: reason)]))
             case .wait(let until):
                 await sleep(until: until, unlessWokenSince: generation)
             }

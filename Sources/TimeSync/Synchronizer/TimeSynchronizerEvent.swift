@@ -12,9 +12,10 @@ public enum TimeSynchronizerEvent: Sendable, Hashable, Codable {
     /// Every source has been asked at least once and none has answered: the clock shows the device's
     /// time, unsynchronized. Polling goes on.
     case noSourceAnswered(errors: [String: String])
-    /// No source answered in time, so the fallback sources (HTTPS `Date`, say) are polled too, until
-    /// another source answers again.
-    case fallingBack(sources: [String])
+    /// The fallback sources (HTTPS `Date`, say) are polled too, until another source answers again;
+    /// `reason` says why now: no other source answered in time, every other source's last poll
+    /// failed on the way, or the app became active where only an HTTPS request wakes the network.
+    case fallingBack(sources: [String], reason: String)
     /// Polling restarted with a burst (a trigger: foreground, network change, a wall-clock jump, a
     /// calibration too old).
     case resynchronizing(reason: String)

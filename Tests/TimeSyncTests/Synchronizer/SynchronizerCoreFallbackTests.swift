@@ -117,6 +117,7 @@ import TimeSyncFixtures
         let run = try run(&core, until: at(60)) { source, _ in source == 2 }
         #expect(run.fallbacks.map(\.0) == [at(0)])
         #expect(run.polls[2].first == at(0))
+        #expect(core.fallbackReason.hasPrefix("every other source's last poll failed on the way"), "\(core.fallbackReason)")
 
         var pending = SynchronizerCore(sources: ["ntp-a", "ntp-b"], fallbackSources: ["https-a"], configuration: configuration, start: start)
         #expect(pending.nextAction(at: start) == .poll(source: 0))
@@ -135,6 +136,7 @@ import TimeSyncFixtures
         let waking = SynchronizerCore.Configuration(fallbackAfter: .seconds(5), fallbackOnActivation: true)
         var core = SynchronizerCore(sources: ["ntp-a"], fallbackSources: ["https-a"], configuration: waking, start: start)
         #expect(core.nextAction(at: start) == .fallBack(sources: [1]), "the start is an activation")
+        #expect(core.fallbackReason.hasPrefix("the app became active"), "\(core.fallbackReason)")
         var run = try run(&core, until: at(100)) { _, _ in true }
         #expect(core.isStandingBy(1), "the main source answered: the fallback stands by again")
         _ = core.handle(.trigger(reason: "the app entered the foreground", activation: true), at: at(100))
@@ -144,6 +146,7 @@ import TimeSyncFixtures
         _ = core.handle(.trigger(reason: "the network path changed"), at: at(200))
         #expect(core.nextAction(at: at(200)) != .fallBack(sources: [1]))
         #expect(core.nextAction(at: at(205)) == .fallBack(sources: [1]))
+        #expect(core.fallbackReason == "no other source answered within 5.000 s")
 
         var elsewhere = SynchronizerCore(sources: ["ntp-a"], fallbackSources: ["https-a"], configuration: configuration, start: start)
         #expect(elsewhere.nextAction(at: start) == .poll(source: 0))

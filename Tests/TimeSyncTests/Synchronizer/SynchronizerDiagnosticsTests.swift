@@ -91,7 +91,7 @@ import TimeSyncTesting
         _ = core.handle(.trigger(reason: "foreground"), at: at(8))
         let history = core.diagnostics(view, at: at(8)).history
         #expect(history.map(\.kind) == [
-            .event(.failed(source: "a", error: "refused")), .resolved(source: "a"), .event(.fallingBack(sources: ["https"])),
+            .event(.failed(source: "a", error: "refused")), .resolved(source: "a"), .event(.fallingBack(sources: ["https"], reason: "no other source answered within 5.000 s")),
             .statusChanged(.provisional), .event(.resynchronizing(reason: "foreground")),
         ])
         #expect(history.map(\.time) == [at(1), at(1), at(5), at(6), at(8)])
