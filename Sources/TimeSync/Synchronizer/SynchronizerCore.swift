@@ -6,8 +6,8 @@
 /// Fallback sources (HTTPS `Date` where UDP may be blocked, say) stand by. When no other source has
 /// answered ``Configuration/fallbackAfter`` after the start or a trigger, they join with a burst
 /// (``Action/fallBack(sources:)``); when another source answers again they stand by once more. They
-/// join at once when every other source's last poll failed (no reply, a network error: the path to
-/// them is down, not a server's refusal), and on an activation when
+/// join at once when every other source's last poll brought no usable reply (none in time, a network
+/// error, a rejected datagram; a server's refusal is an answer), and on an activation when
 /// ``Configuration/fallbackOnActivation`` is set (an app came to the foreground: a URLSession request
 /// brings up a cellular radio or a VPN on demand that UDP on BSD sockets does not).
 ///
@@ -288,9 +288,9 @@ package struct SynchronizerCore: Sendable, Hashable {
         return [notice] + (silenceToReport().map { [.noSourceAnswered(errors: $0)] } ?? [])
     }
 
-    /// Whether every source still polled that is not a fallback failed its last poll with no reply or
-    /// a network error (not a server's refusal or an unsynchronized server: those answered), and none
-    /// is being measured.
+    /// Whether every source still polled that is not a fallback failed its last poll with no usable
+    /// reply (none in time, a network error, a rejected datagram; not a server's refusal or an
+    /// unsynchronized server: those answered), and none is being measured.
     private var pathToEveryPrimaryFailed: Bool {
         let primaries = sources.values.filter { $0.role == .primary && $0.standing == .polled }
         return !primaries.isEmpty && primaries.allSatisfy { $0.problem == .failed && !$0.poller.awaitingReply }
@@ -318,7 +318,7 @@ package struct SynchronizerCore: Sendable, Hashable {
             : "no other source answered within \(configuration.fallbackAfter.readable)"
     }
 
-    private static let pathFailed = "every other source's last poll failed on the way (no reply, a network error)"
+    private static let pathFailed = "every other source's last poll brought no usable reply (none in time, a network error, a rejected datagram)"
 
     /// The last error of every source, once: when each has been asked at least once (fallback sources
     /// included: none stands by) and none has ever answered.

@@ -117,7 +117,7 @@ import TimeSyncFixtures
         let run = try run(&core, until: at(60)) { source, _ in source == 2 }
         #expect(run.fallbacks.map(\.0) == [at(0)])
         #expect(run.polls[2].first == at(0))
-        #expect(core.fallbackReason.hasPrefix("every other source's last poll failed on the way"), "\(core.fallbackReason)")
+        #expect(core.fallbackReason.hasPrefix("every other source's last poll brought no usable reply"), "\(core.fallbackReason)")
 
         var pending = SynchronizerCore(sources: ["ntp-a", "ntp-b"], fallbackSources: ["https-a"], configuration: configuration, start: start)
         #expect(pending.nextAction(at: start) == .poll(source: 0))
