@@ -88,9 +88,10 @@ final class UpdatePrinter: Sendable {
         let status = reading.status
         let restored = reading.isRestored
         let offset = clock.calibration.map { WallClockOffset($0, pair: clock.timeBase.wallClockPair()) }
-        let statuses = synchronizer.sourceStatuses()
+        let diagnostics = synchronizer.diagnostics()
+        let statuses = diagnostics.sources
         let sources = statuses.map {
-            Source(source: $0.source, state: $0.state.rawValue, offset: $0.wallClockOffset?.secondsValue, kissCode: $0.kissCode)
+            Source(source: $0.source, state: $0.state.rawValue, offset: $0.wallClockOffset?.secondsValue, kissCode: $0.refusal)
         }
         let pair = clock.timeBase.wallClockPair()
         let calibrated = status != .unsynchronized && status != .floorOnly
@@ -106,7 +107,7 @@ final class UpdatePrinter: Sendable {
             sources: sources)
         let line: String
         if json {
-            line = (try? compactJSON(update.adding(synchronizer.diagnostics(), now: clock.timeBase.monotonicNow()))) ?? "{}"
+            line = (try? compactJSON(update.adding(diagnostics, now: clock.timeBase.monotonicNow()))) ?? "{}"
         } else {
             line = Self.text(update, statuses: statuses, now: clock.timeBase.monotonicNow())
         }
@@ -145,7 +146,7 @@ final class UpdatePrinter: Sendable {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 
-    static func text(_ update: Update, statuses: [TimeSourceStatus], now: MonotonicInstant) -> String {
+    static func text(_ update: Update, statuses: [SourceDiagnostics], now: MonotonicInstant) -> String {
         var head = update.floor.map { "floor ≥ \($0)" }
             ?? update.offset.map { String(format: "offset %+.6f s ± %.6f s", $0, update.error ?? 0) } ?? "offset -"
         head += "  " + text(update.deviceClock)
@@ -153,7 +154,7 @@ final class UpdatePrinter: Sendable {
             head += "  \(deadline.time) \(deadline.certainlyPassed ? "certainly passed" : "not certainly passed")"
         }
         let list = statuses.map { source in
-            var text = "\(source.source) \(source.state.rawValue)" + (source.kissCode.map { " \($0)" } ?? "")
+            var text = "\(source.source) \(source.state.rawValue)" + (source.refusal.map { " \($0)" } ?? "")
             guard let offset = source.wallClockOffset else { return text }
             let age = source.lastSampleTime.map { $0.duration(to: now) }.map { " \(Self.age($0)) ago" } ?? ""
             if staleStates.contains(source.state) {
@@ -167,7 +168,7 @@ final class UpdatePrinter: Sendable {
     }
 
     /// The states of a source not answering now: its last offset is stale.
-    static let staleStates: Set<TimeSourceStatus.State> = [.unreachable, .kissed, .unsynchronized, .conflictingReplies, .standingBy]
+    static let staleStates: Set<SourceDiagnostics.State> = [.unreachable, .kissed, .unsynchronized, .conflictingReplies, .standingBy]
 
     /// A duration in whole seconds, minutes or hours.
     static func age(_ duration: Duration) -> String {

@@ -77,7 +77,7 @@ struct FallbackInteropTests {
             let wall = SystemTimeBase().wallNow()
             await synchronizer.stop()
             let sources = await fellBack.value
-            #expect(synchronized, "status \(reading.status), sources \(synchronizer.sourceStatuses())")
+            #expect(synchronized, "status \(reading.status), sources \(synchronizer.diagnostics().sources)")
             #expect(Set(sources) == Set(ports.map { "127.0.0.1:\($0)" }))
             // No HTTP request before NTP's poll failed (its 1 s deadline): NTP had its chance first.
             // The Date sources then join at once, long before the 30 s delay: the NTP path has failed.

@@ -40,7 +40,8 @@ extension SynchronizerCore {
                     reason: poller.nextPollReason)
             }
             return SourceDiagnostics(
-                source: known.name, state: status.state, polls: poller.polls, reachability: poller.reachability,
+                source: known.name, state: status.state, wallClockOffset: status.wallClockOffset, lastSampleTime: status.lastSampleTime,
+                refusal: status.kissCode, polls: poller.polls, reachability: poller.reachability,
                 lastSuccess: known.lastSuccess, lastFailure: known.lastFailure,
                 clockSamples: clock.sampleCounts[known.name] ?? 0, nextPoll: due ? poller.nextPoll : nil,
                 nextPollReason: due ? poller.nextPollReason : nil)

@@ -47,13 +47,13 @@ extension SynchronizerCore {
     /// it, `unselected` while the sources have no majority, `falseticker` when it answered but is not
     /// followed, `pending` before it answered; a fallback source not polled now is `standingBy`
     /// unless the clock still follows it.
-    package func statuses(_ clock: ClockView) -> [TimeSourceStatus] {
+    package func statuses(_ clock: ClockView) -> [SourceStatus] {
         // Sources are selected only while a majority stands behind the calibration now.
         let current = clock.status == .synchronized || clock.status == .provisional
         let selected = current ? clock.selected : []
         return sources.keys.sorted().map { sources[$0]! }.map { known in
             let offset = known.lastSample.map { Duration.nanoseconds(clock.pair.wallOffset(estimate: $0.offset.midpoint, bounds: $0.offset).estimate) }
-            let state: TimeSourceStatus.State
+            let state: SourceStatus.State
             var kissCode: String?
             switch known.problem {
             case .kissed(let code):
@@ -80,7 +80,7 @@ extension SynchronizerCore {
                     state = .pending
                 }
             }
-            return TimeSourceStatus(
+            return SourceStatus(
                 source: known.name, state: state, wallClockOffset: offset, reachability: known.poller.reachability,
                 polls: known.poller.polls, kissCode: kissCode, lastError: known.lastError, lastSampleTime: known.lastSample?.time)
         }

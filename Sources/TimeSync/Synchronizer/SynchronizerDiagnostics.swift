@@ -57,7 +57,7 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
     /// The next poll due, `nil` when none is (the synchronizer is not running, or every source
     /// stopped or waits for a reply).
     public var nextPoll: NextPoll?
-    /// Each source, in the order of ``TimeSynchronizer/sourceStatuses()``.
+    /// Each source, in the order they were given to the synchronizer (the fallback sources last).
     public var sources: [SourceDiagnostics]
     /// The latest notable events, oldest first: at most ``historyLength``.
     public var history: [Entry]
@@ -144,10 +144,46 @@ public struct SourceDiagnostics: Sendable, Hashable, Codable {
         }
     }
 
+    /// Where the source stands.
+    public enum State: String, Sendable, Hashable, Codable {
+        /// Its samples agree with the majority the clock follows now.
+        case selected
+        /// It answers, but outside the majority: its time is not used.
+        case falseticker
+        /// It answers, but the sources have no majority now: nobody is selected.
+        case unselected
+        /// Its last reply contradicts its earlier ones and is held until a second reply confirms
+        /// a step (or one refutes it); its time is not used meanwhile.
+        case suspect
+        /// Its last reply was a Kiss-o'-Death (see ``SourceDiagnostics/refusal``): `RATE` slows the
+        /// polling down, `DENY` and `RSTR` stop it.
+        case kissed
+        /// It answers that its own clock is not synchronized (NTP leap indicator 3 or stratum 16).
+        case unsynchronized
+        /// Two different replies came to one request: someone on the path answered besides the
+        /// server. The exchange was discarded.
+        case conflictingReplies
+        /// Its last eight polls brought no usable reply.
+        case unreachable
+        /// No reply yet.
+        case pending
+        /// A fallback source that is not polled while the main sources answer (its time is not
+        /// used unless the clock still follows its earlier samples: then it shows `selected`).
+        case standingBy
+    }
+
     /// The source's name.
     public var source: String
-    /// Where it stands (as in ``TimeSourceStatus/state``).
-    public var state: TimeSourceStatus.State
+    /// Where it stands.
+    public var state: State
+    /// Its own last measurement of server time − this device's wall clock (the middle of its
+    /// sample's bounds), when it answered.
+    public var wallClockOffset: Duration?
+    /// When that sample was taken (its reply's arrival, on the monotonic clock): how old
+    /// ``wallClockOffset`` is.
+    public var lastSampleTime: MonotonicInstant?
+    /// For a `kissed` source: the server's word for its refusal (`RATE`, `DENY`, `RSTR`, `HTTP 429`…).
+    public var refusal: String?
     /// Polls sent.
     public var polls: Int
     /// NTP's reachability register: the last eight polls, newest in the lowest bit.

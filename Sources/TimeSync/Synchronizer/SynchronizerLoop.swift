@@ -83,12 +83,6 @@ package final class SynchronizerLoop: Sendable {
         state.withLock { $0.inFlight.isEmpty && $0.parked == $0.wakes }
     }
 
-    /// Each source's state now.
-    package func statuses() -> [TimeSourceStatus] {
-        let view = SynchronizerCore.ClockView(clock)
-        return state.withLock { $0.core.statuses(view) }
-    }
-
     /// What the loop did and will do next; no poll is due unless `polling`.
     package func diagnostics(polling: Bool) -> SynchronizerDiagnostics {
         let view = SynchronizerCore.ClockView(clock)

@@ -154,11 +154,6 @@ public final class TimeSynchronizer: Sendable {
         if let jump = clock.checkWallClock() { resynchronize(reason: "the wall clock moved by \(jump)") }
     }
 
-    /// Each source's state now.
-    public func sourceStatuses() -> [TimeSourceStatus] {
-        loop.statuses()
-    }
-
     /// What the synchronizer did and will do next: the clock's status and calibration age, each
     /// source's last success and failure, the latest notable events, and the next poll with its
     /// reason (`nil` while the synchronizer is not running).

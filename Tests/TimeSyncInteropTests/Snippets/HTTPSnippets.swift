@@ -86,8 +86,8 @@ private func gettingStartedSync() async throws {
         print(reading.status, reading.serverTime, "±", reading.error)
     } else {
         // Nothing answered in time: each source says why (no reply, refused, a response it rejected…).
-        for source in sync.sourceStatuses() {
-            print("\(source.source): \(source.state)", source.lastError ?? "no answer yet")
+        for source in sync.diagnostics().sources {
+            print("\(source.source): \(source.state)", source.lastFailure?.reason ?? "no answer yet")
         }
     }
     // end snippet

@@ -75,7 +75,7 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         let reading = sync.clock.reading()
         #expect(reading.earliest.nanoseconds <= reading.monotonicTime.nanoseconds + truth)
         #expect(reading.monotonicTime.nanoseconds + truth <= reading.latest.nanoseconds)
-        let states = Dictionary(uniqueKeysWithValues: sync.sourceStatuses().map { ($0.source, $0.state) })
+        let states = Dictionary(uniqueKeysWithValues: sync.diagnostics().sources.map { ($0.source, $0.state) })
         #expect(states == ["liar": .falseticker, "a": .selected, "b": .selected, "c": .selected])
         await sync.stop()
     }
@@ -182,7 +182,7 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         let sync = try TimeSynchronizer(sources: sources, timeBase: base)
         sync.start()
         await Self.run(base, sync, for: .seconds(3600))
-        let states = Dictionary(uniqueKeysWithValues: sync.sourceStatuses().map { ($0.source, $0.state) })
+        let states = Dictionary(uniqueKeysWithValues: sync.diagnostics().sources.map { ($0.source, $0.state) })
         #expect(states == ["down": .unreachable, "up": .selected])
         #expect(sync.clock.reading().status == .provisional, "one of the two agreeing sources min(3, 2) = 2 answers")
         await sync.stop()
@@ -228,6 +228,6 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         #expect(Set(errors.keys) == ["s0", "s1"])
         #expect(errors.values.allSatisfy { $0.contains("Unreachable") })
         #expect(sync.clock.reading().status == .unsynchronized)
-        #expect(sync.sourceStatuses().allSatisfy { $0.lastError != nil })
+        #expect(sync.diagnostics().sources.allSatisfy { $0.lastFailure != nil })
     }
 }
