@@ -10,9 +10,9 @@ import TimeSyncNTP
 /// doubled floor or the interval the server asked for (2^poll s), whichever is longer, up to the
 /// policy's maximum.
 @Suite(.serialized) struct RateKissScheduleTests {
-    /// poll 3 asks 8 s, less than the doubled floor (128 s) but longer than the 5 s deadline: before
-    /// the series handed such a kiss to the schedule, the measurement waited for a request it could
-    /// not send and failed as a timeout. poll 9 asks 512 s: the schedule takes the server's interval.
+    /// poll 3 asks 8 s, less than the doubled floor (128 s) but longer than the 5 s deadline: a series
+    /// that kept such a kiss to itself would wait for a request it could not send, and fail as a
+    /// timeout. poll 9 asks 512 s: the schedule takes the server's interval.
     @Test(.timeLimit(.minutes(1)), arguments: [(Int8(3), Duration.seconds(128)), (Int8(9), Duration.seconds(512))])
     func aRateKissSlowsTheSourceDownWithTheServersInterval(poll: Int8, expected: Duration) async throws {
         let fake = try await FakeNTPServer.start { request in [NTPServerResponder.kiss(.rate, to: request, poll: poll).encoded()] }
