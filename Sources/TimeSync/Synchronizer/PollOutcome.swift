@@ -28,6 +28,11 @@ public enum PollOutcome: Sendable, Hashable {
     /// rate limit fits.
     public static let longestRetryAfter: Duration = .seconds(86_400)
 
+    /// A wait a server asked for, brought within `0...longestRetryAfter`.
+    package static func boundedRetryAfter(_ wait: Duration) -> Duration {
+        min(max(wait, .zero), longestRetryAfter)
+    }
+
     /// What an error from a source's measurement means for polling: the error's own account when it
     /// gives one (``SourceFailure``), else a failure.
     public init(failure error: any Error) {

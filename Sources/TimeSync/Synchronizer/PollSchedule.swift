@@ -65,7 +65,7 @@ package struct PollSchedule: Sendable, Hashable {
             // Counted as a failure (the backoff and the burst go on as after one), and never sooner
             // than the server asked.
             let backoff = next(after: .failure) ?? policy.maximumInterval
-            let asked = min(max(wait, .zero), PollOutcome.longestRetryAfter)
+            let asked = PollOutcome.boundedRetryAfter(wait)
             if asked > backoff { reason = .retryAfter }
             return max(backoff, asked)
         case .slowDown(let asked):

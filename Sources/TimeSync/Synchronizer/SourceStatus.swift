@@ -3,7 +3,6 @@
 package struct SourceStatus: Sendable, Hashable {
     package typealias State = SourceDiagnostics.State
 
-
     /// The source's name.
     package var source: String
     /// Where it stands.
@@ -11,14 +10,8 @@ package struct SourceStatus: Sendable, Hashable {
     /// Its own last measurement of server time − this device's wall clock (the middle of its
     /// sample's bounds), when it answered.
     package var wallClockOffset: Duration?
-    /// NTP's reachability register: the last eight polls, newest in the lowest bit.
-    package var reachability: UInt8
-    /// Polls sent.
-    package var polls: Int
     /// For a `kissed` source: the Kiss-o'-Death code (`RATE`, `DENY`, `RSTR`, …).
     package var kissCode: String?
-    /// Why its last poll failed, when it did.
-    package var lastError: String?
     /// When its last sample was taken (its reply's arrival, on the monotonic clock): how old
     /// ``wallClockOffset`` is.
     package var lastSampleTime: MonotonicInstant? = nil

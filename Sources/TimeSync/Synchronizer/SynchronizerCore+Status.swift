@@ -81,8 +81,7 @@ extension SynchronizerCore {
                 }
             }
             return SourceStatus(
-                source: known.name, state: state, wallClockOffset: offset, reachability: known.poller.reachability,
-                polls: known.poller.polls, kissCode: kissCode, lastError: known.lastError, lastSampleTime: known.lastSample?.time)
+                source: known.name, state: state, wallClockOffset: offset, kissCode: kissCode, lastSampleTime: known.lastSample?.time)
         }
     }
 }

@@ -53,7 +53,7 @@ public enum HTTPRetryAfter {
     /// - Parameter wait: Any duration (one given by a caller, or computed from the network).
     /// - Returns: Zero for a negative wait, ``maximum`` for a longer one, else `wait`.
     public static func clamp(_ wait: Duration) -> Duration {
-        min(max(wait, .zero), maximum)
+        PollOutcome.boundedRetryAfter(wait)
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool {

@@ -200,8 +200,9 @@ import TimeSyncFixtures
         #expect(states.map(\.source) == names)
         #expect(states.map(\.state) == [.selected, .falseticker, .suspect, .unsynchronized, .conflictingReplies, .unreachable, .pending])
         #expect(states[0].wallClockOffset == .nanoseconds(samples["selected"]!.offset.midpoint))
-        #expect(states[3].lastError == "leap indicator 3")
-        #expect(states[0].reachability == 1 && states[5].reachability == 0)
+        let sources = core.diagnostics(view, at: now).sources
+        #expect(sources[3].lastFailure?.reason == "leap indicator 3")
+        #expect(sources[0].reachability == 1 && sources[5].reachability == 0)
         // Without a majority, sources the clock heard are unselected, none selected.
         let noMajority = core.statuses(.init(status: .noMajority, selected: ["selected"], heard: view.heard, suspects: [], wallShift: 0))
         #expect(noMajority.prefix(3).map(\.state) == [.unselected, .unselected, .unselected])
