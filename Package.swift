@@ -337,7 +337,7 @@ let package = Package(
                 "TimeSync", "TimeSyncWire", "TimeSyncNTP", "TimeSyncSockets", "TimeSyncRoughtime", "TimeSyncNTPServer", "TimeSyncServerSupport",
                 "TimeSyncNTS", "TimeSyncRoughtimeServer", "TimeSyncHTTP",
                 "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird", "TimeSyncTesting", "TimeSyncTestSupport", "TimeSyncFixtures", "UDPRelay",
-                "TimeSyncObservation",  // the documentation's snippets compile here
+                "TimeSyncObservation",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["CLI"])),
@@ -349,6 +349,21 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["CLI"])),
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
             ]
+        ),
+        // The documentation's Swift blocks, compiled as an app compiles them: with no package access,
+        // so they see only the public API (`DocumentationSnippetTests` checks the text).
+        .testTarget(
+            name: "TimeSyncSnippets",
+            dependencies: [
+                "TimeSync", "TimeSyncNTP", "TimeSyncHTTP", "TimeSyncObservation", "TimeSyncTesting", "TimeSyncRoughtime",
+                "TimeSyncNTS", "TimeSyncNTPServer", "TimeSyncRoughtimeServer", "TimeSyncAsyncHTTPClient", "TimeSyncHummingbird",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["CLI"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["CLI"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["CLI"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["CLI"])),
+            ],
+            packageAccess: false
         ),
     ],
     swiftLanguageModes: [.v6]

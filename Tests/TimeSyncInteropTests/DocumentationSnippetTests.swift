@@ -8,9 +8,9 @@ import TimeSyncTestSupport
     // Every Swift block of the documentation a user reads (README.md, docs/*.md and the DocC articles,
     // Sources/*/*.docc/*.md) is code that compiles: each is preceded by `<!-- snippet: NAME -->`, and its
     // lines, imports apart, are those between `// snippet: NAME` and `// end snippet` in a file of
-    // `Snippets/`, which imports every module the block does. Those files compile with this target; their
-    // functions are never called (they would reach the network or bind ports), except the one that needs
-    // neither.
+    // `Tests/TimeSyncSnippets/`, which imports every module the block does. Those files compile in a test
+    // target of their own under another package name, so they see only what an app sees; their functions
+    // are never called (they would reach the network or bind ports), except the one that needs neither.
     //
     // Two other kinds of block are accepted, each by its marker:
     // - `<!-- snippet: NAME (manifest) -->`: lines of a `Package.swift` (an install line, a product), which
@@ -23,7 +23,7 @@ import TimeSyncTestSupport
     static let appleOnly: Set<String> = ["swiftui-sale-view"]
 
     static let root = Interop.packageRoot
-    static let snippetFolder = "Tests/TimeSyncInteropTests/Snippets"
+    static let snippetFolder = "Tests/TimeSyncSnippets"
 
     enum Kind: Equatable {
         case compiled
@@ -127,7 +127,7 @@ import TimeSyncTestSupport
         return (blocks, problems)
     }
 
-    /// The compiled snippets of every file in `Snippets/`, by name, and the problems found (a name
+    /// The compiled snippets of every file in `Tests/TimeSyncSnippets/`, by name, and the problems found (a name
     /// used twice, a snippet that never ends).
     static func compiledSnippets() throws -> (snippets: [String: Compiled], problems: [String]) {
         var snippets: [String: Compiled] = [:]
@@ -213,11 +213,6 @@ import TimeSyncTestSupport
         let listed = blocks.filter { if case .appleOnly = $0.kind { true } else { false } }.compactMap(\.name)
         #expect(Set(listed) == Self.appleOnly, "Apple-only snippets listed but not in the documentation: \(Self.appleOnly.subtracting(listed).sorted())")
         #expect(problems.isEmpty, "\(problems.count) problem(s):\n\(problems.joined(separator: "\n"))")
-    }
-
-    /// TimeSyncTesting's example runs as well as compiles: it needs no network.
-    @Test func theTestingExampleRuns() throws {
-        try testingManualTime()
     }
 }
 #endif

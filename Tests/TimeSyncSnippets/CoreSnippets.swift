@@ -163,8 +163,8 @@ private func boundsFloor(
     // end snippet
 }
 
-/// TimeSyncTesting's example, which needs no network: `DocumentationSnippetTests` runs it.
-func testingManualTime() throws {
+/// TimeSyncTesting's example needs no network: it runs as well as compiles.
+@Test func theTestingExampleRuns() throws {
     // snippet: testing-manual-time
     let base = ManualTimeBase()
     let clock = ServerClock(timeBase: base)
