@@ -15,7 +15,6 @@ let package = Package(
         .library(name: "TimeSyncHTTP", targets: ["TimeSyncHTTP"]),
         .library(name: "TimeSyncAsyncHTTPClient", targets: ["TimeSyncAsyncHTTPClient"]),
         .library(name: "TimeSyncHummingbird", targets: ["TimeSyncHummingbird"]),
-        .library(name: "TimeSyncSimulation", targets: ["TimeSyncSimulation"]),
         .library(name: "TimeSyncTesting", targets: ["TimeSyncTesting"]),
         .executable(name: "timesync", targets: ["timesync"]),
     ],

@@ -3,7 +3,7 @@ import TimeSync
 import TimeSyncWire
 import TimeSyncHTTP
 
-/// Calibrates against servers you don't control (a public HTTPS site, a CDN) from their `Date` header
+/// Calibrates against servers you don't control (a package HTTPS site, a CDN) from their `Date` header
 /// alone, with sub-second refinement.
 ///
 /// It executes the core's `DateRefinementPlan`: probe every source, keep the one with the lowest
@@ -12,24 +12,24 @@ import TimeSyncHTTP
 /// The reported bounds are the intersection of the chosen source's samples carried with the local
 /// clock's worst-case drift: honest whatever the network did. Other sources are not mixed in: their
 /// slower samples add nothing and a misconfigured one would only be trusted blindly.
-public struct HTTPDateCalibrator: Sendable {
+package struct HTTPDateCalibrator: Sendable {
     /// The candidate servers (their policy is ignored: only `Date` is used).
-    public var sources: [HTTPTimeSource]
+    package var sources: [HTTPTimeSource]
     /// The most requests to send, probes included.
-    public var maxRequests: Int
+    package var maxRequests: Int
     /// Stop once the bounds are this narrow (plus twice the round trip, which no timing can beat).
-    public var targetWidth: Duration
+    package var targetWidth: Duration
     /// Headroom between planning a request and sending it.
-    public var lead: Duration = .milliseconds(2)
+    package var lead: Duration = .milliseconds(2)
     /// The local monotonic clock's worst-case frequency error.
-    public var maxDrift: Double = 100e-6
+    package var maxDrift: Double = 100e-6
 
     /// Creates a calibrator.
     /// - Parameters:
     ///   - sources: The candidate servers, at least one; the lowest-latency one is used.
     ///   - maxRequests: The request budget, probes included.
     ///   - targetWidth: Bounds width (beyond twice the round trip) at which to stop early.
-    public init(sources: [HTTPTimeSource], maxRequests: Int = 10, targetWidth: Duration = .milliseconds(1)) {
+    package init(sources: [HTTPTimeSource], maxRequests: Int = 10, targetWidth: Duration = .milliseconds(1)) {
         self.sources = sources
         self.maxRequests = maxRequests
         self.targetWidth = targetWidth
@@ -42,7 +42,7 @@ public struct HTTPDateCalibrator: Sendable {
     ///   later only counts as rejected);
     ///   `HTTPTimeError.inconsistentSamples` when the chosen server contradicts itself; transport
     ///   errors; `CancellationError`.
-    public func run() async throws -> HTTPTimeMeasurement {
+    package func run() async throws -> HTTPTimeMeasurement {
         try await run(seed: nil, requestsUsed: 0)
     }
 

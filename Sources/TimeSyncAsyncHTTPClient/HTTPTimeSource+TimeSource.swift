@@ -2,9 +2,9 @@
 import TimeSync
 import TimeSyncHTTP
 
-extension HTTPTimeSource: TimeSource {
+extension HTTPTimeSource: SourceDriver {
     /// `host[:port]`.
-    public var name: String { source }
+    package var name: String { source }
 
     /// Measures with the precise header (a few exchanges) or the refined `Date`, as the policy says,
     /// and returns every validated sample as its response gave it: the clock's estimator intersects
@@ -13,7 +13,7 @@ extension HTTPTimeSource: TimeSource {
     ///
     /// `timeout` is the whole measurement's: every request shares it (each also within the source's
     /// own ``timeout``), and none is sent once it has passed; the samples taken by then are returned.
-    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(timeout: Duration) async throws -> [OffsetSample] {
         var source = self
         source.measurementDeadline = timeBase.monotonicNow().advanced(by: timeout)
         return try await source.collect(samples: policy == .dateOnly ? 8 : 3).samples

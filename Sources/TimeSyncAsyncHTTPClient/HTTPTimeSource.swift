@@ -16,19 +16,19 @@ import TimeSyncHTTP
 /// the `Date` header with sub-second refinement (``HTTPDateCalibrator``). Once the server has
 /// answered with `TimeSync-Time`, a response without it is refused
 /// (`HTTPTimeError.timeHeaderWithdrawn`): a cache or a replay does not step the source down to `Date`.
-public struct HTTPTimeSource: Sendable {
+package struct HTTPTimeSource: Sendable {
     /// The endpoint.
-    public let url: String
+    package let url: String
     /// The source name of its samples: `host[:port]`.
-    public let source: String
+    package let source: String
     /// Which headers to use.
-    public var policy: HTTPTimeScheme.Preference
+    package var policy: HTTPTimeScheme.Preference
     /// The deadline of one request's whole exchange (connection, head and body).
-    public var timeout: Duration
-    /// Which time the server tells, for a `TimeSynchronizer`: UTC by default (a public server's
+    package var timeout: Duration
+    /// Which time the server tells, for a `TimeSynchronizer`: UTC by default (a package server's
     /// `Date`, or your server kept on UTC by NTP); `.service(name)` when your server's own clock is
     /// the reference, whatever UTC says.
-    public var reference: TimeReference = .utc
+    package var reference: TimeReference = .utc
     let client: HTTPClient
     let timeBase: any TimeBase
     let makeNonce: @Sendable () -> String
@@ -50,9 +50,9 @@ public struct HTTPTimeSource: Sendable {
     ///   - nonce: Makes the nonce of each request (seeded in tests).
     ///   - logger: Where to log rejected responses (by default nowhere).
     /// - Throws: `HTTPTimeError.invalidURL` for anything but an absolute http(s) URL with a host.
-    public init(
+    package init(
         url: String, client: HTTPClient = .shared, policy: HTTPTimeScheme.Preference = .preferTimeHeader,
-        timeBase: any TimeBase = SystemTimeBase(), timeout: Duration = .seconds(5),
+        timeBase: any TimeBase, timeout: Duration = .seconds(5),
         nonce: @escaping @Sendable () -> String = { HTTPTimeNonce.random() },
         logger: Logger = Logger(label: "timesync.http", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws(HTTPTimeError) {
@@ -76,13 +76,13 @@ public struct HTTPTimeSource: Sendable {
     }
 
     /// The outcome of one request.
-    public struct Exchange: Sendable {
+    package struct Exchange: Sendable {
         /// The sample, or why the response was rejected.
-        public var result: Result<HTTPTimeObservation, HTTPTimeError>
+        package var result: Result<HTTPTimeObservation, HTTPTimeError>
         /// Whether the response carried a `TimeSync-Time` header.
-        public var hasTimeHeader: Bool
+        package var hasTimeHeader: Bool
         /// The response's status code.
-        public var status: Int
+        package var status: Int
     }
 
     /// Sends one request and observes its response.
@@ -96,7 +96,7 @@ public struct HTTPTimeSource: Sendable {
     /// - Throws: `HTTPTimeError.timeout` (saying how long was waited and whether the head had
     ///   arrived), ``HTTPTransportError`` when the connection fails (a refused connection fails at
     ///   once), other errors of AsyncHTTPClient, `CancellationError`.
-    public func exchange(policy: HTTPTimeScheme.Preference? = nil) async throws -> Exchange {
+    package func exchange(policy: HTTPTimeScheme.Preference? = nil) async throws -> Exchange {
         let policy = policy ?? self.policy
         var builder = HTTPClientRequest(url: url)
         builder.method = .GET
@@ -199,7 +199,7 @@ public struct HTTPTimeSource: Sendable {
     ///   request is sent); `HTTPTimeError` when no response is usable or samples contradict each
     ///   other; transport errors of the first request, or of the last one when every request failed;
     ///   `CancellationError`.
-    public func measure(samples: Int) async throws -> HTTPTimeMeasurement {
+    package func measure(samples: Int) async throws -> HTTPTimeMeasurement {
         let taken = try await collect(samples: samples)
         return try HTTPTimeMeasurement(
             source: source, scheme: taken.scheme, samples: taken.samples, requests: taken.requests, rejected: taken.rejected)
@@ -266,7 +266,7 @@ extension HTTPTimeSource {
     /// (On Apple platforms AsyncHTTPClient's default group is Network.framework's, which waits for
     /// connectivity until the deadline on a refused port and reports errors ``HTTPTransportError``
     /// does not classify.) Shut it down when done.
-    public static func makeClient() -> HTTPClient {
+    package static func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)

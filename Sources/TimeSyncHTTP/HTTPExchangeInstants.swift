@@ -2,14 +2,14 @@ import TimeSync
 
 /// When a request left and its response arrived, on the monotonic clock: what any sample of the
 /// exchange needs.
-public struct HTTPExchangeInstants: Sendable, Hashable {
+package struct HTTPExchangeInstants: Sendable, Hashable {
     /// Just before the request was sent (t1).
-    public var requestSent: MonotonicInstant
+    package var requestSent: MonotonicInstant
     /// Just after the response arrived (t4).
-    public var responseReceived: MonotonicInstant
+    package var responseReceived: MonotonicInstant
 
     /// Creates the pair.
-    public init(requestSent: MonotonicInstant, responseReceived: MonotonicInstant) {
+    package init(requestSent: MonotonicInstant, responseReceived: MonotonicInstant) {
         self.requestSent = requestSent
         self.responseReceived = responseReceived
     }
@@ -23,7 +23,7 @@ public struct HTTPExchangeInstants: Sendable, Hashable {
     ///     not say (the bounds then span the whole round trip).
     ///   - resolution: The resolution of `serverTime` (a millisecond for a millisecond timestamp).
     /// - Throws: ``HTTPTimeError/inconsistentTimestamps`` for values no honest exchange could give.
-    public func sample(
+    package func sample(
         source: String, serverTime: UnixTime, processingTime: Duration? = nil, resolution: Duration = .zero
     ) throws(HTTPTimeError) -> OffsetSample {
         do {

@@ -42,7 +42,7 @@ extension HTTPTimeError: SourceFailure {
     /// What this error means for a time source's polling schedule: ``retryLater`` with a
     /// `Retry-After` waits that long (`PollOutcome.retryAfter(_:)`); a `429` without a usable
     /// one slows polling down like NTP's `RATE` kiss; anything else is a failure (back off and retry).
-    public var pollOutcome: PollOutcome {
+    package var pollOutcome: PollOutcome {
         guard code == .retryLater else { return .failure }
         if let retryAfter { return .retryAfter(retryAfter) }
         return status == 429 ? .slowDown(interval: nil) : .failure

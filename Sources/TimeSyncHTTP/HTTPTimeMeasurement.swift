@@ -1,26 +1,26 @@
 import TimeSync
 
 /// The result of an active HTTP measurement of one server: its samples and what they bound.
-public struct HTTPTimeMeasurement: Sendable, Hashable {
+package struct HTTPTimeMeasurement: Sendable, Hashable {
     /// The server's source name (`host[:port]`).
-    public var source: String
+    package var source: String
     /// Which header the samples came from.
-    public var scheme: HTTPTimeScheme.Kind
+    package var scheme: HTTPTimeScheme.Kind
     /// The samples that agree with the majority, oldest first.
-    public var samples: [OffsetSample]
+    package var samples: [OffsetSample]
     /// The measurement as one sample: the agreeing samples' combined bounds at the newest one's
     /// instant. `ServerClock.calibrate(with:)` feeds this one, so that every estimation strategy
     /// sees the same refined interval (a `Date` measurement refined to milliseconds stays that
     /// narrow, instead of one-second samples an average would blur).
-    public var refinedSample: OffsetSample
+    package var refinedSample: OffsetSample
     /// Samples that contradict the majority (a replayed or lying response), oldest first.
-    public var outliers: [OffsetSample]
+    package var outliers: [OffsetSample]
     /// What the agreeing samples bound, combined by the default strategy's `IntersectionEstimator`.
-    public var calibration: Calibration
+    package var calibration: Calibration
     /// Every request sent, including the discarded connection-opening one and rejected ones.
-    public var requests: Int
+    package var requests: Int
     /// Responses rejected (cached, replayed, malformed).
-    public var rejected: Int
+    package var rejected: Int
 
     /// Combines samples into a measurement: the answer of the largest subset that agree, when it is a
     /// strict majority (`SampleConsensus`), so one lying or replayed response cannot decide it.
@@ -33,7 +33,7 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     ///   - configuration: The estimator settings (drift bound).
     /// - Throws: ``HTTPTimeError/noUsableSamples`` without samples, ``HTTPTimeError/inconsistentSamples``
     ///   (saying how many agree) when no strict majority of them shares an offset.
-    public init(
+    package init(
         source: String, scheme: HTTPTimeScheme.Kind, samples: [OffsetSample], requests: Int, rejected: Int,
         configuration: EstimatorConfiguration = .init()
     ) throws(HTTPTimeError) {
@@ -59,13 +59,13 @@ public struct HTTPTimeMeasurement: Sendable, Hashable {
     }
 
     /// The lowest network delay among the samples, in nanoseconds.
-    public var delay: Int64 { samples.map(\.delay).min() ?? 0 }
+    package var delay: Int64 { samples.map(\.delay).min() ?? 0 }
 
     /// The user-facing offset: server time − the device's wall clock, converted with a wall clock
     /// read between two monotonic readings (`TimeBase.wallClockPair()`), whose gap widens the bounds.
     /// - Parameter pair: The clocks read together; take it right before use.
     /// - Returns: Server − wall clock: estimate, bounds, and error (half the bounds' width).
-    public func wallOffset(_ pair: WallClockPair) -> WallClockOffset {
+    package func wallOffset(_ pair: WallClockPair) -> WallClockOffset {
         WallClockOffset(calibration, pair: pair)
     }
 }

@@ -26,7 +26,7 @@ public struct HTTPTimeObserver: Sendable {
     ///   - schemes: Where responses carry the server's time, tried in order (for example
     ///     `[.unixTimestamp(header: "Response-Timestamp", unit: .milliseconds)]`).
     ///   - timeBase: The clocks (the wall clock is read only to expand RFC 850 years).
-    public init(source: String, schemes: [HTTPTimeScheme], timeBase: any TimeBase = SystemTimeBase()) {
+    public init(source: String, schemes: [HTTPTimeScheme] = [.timeSyncTime, .date], timeBase: any TimeBase = SystemTimeBase()) {
         self.source = source
         self.schemes = schemes
         self.timeBase = timeBase
@@ -37,7 +37,7 @@ public struct HTTPTimeObserver: Sendable {
     ///   - source: The source name for samples; must not be empty.
     ///   - policy: Which headers to use; by default `TimeSync-Time` when present, else `Date`.
     ///   - timeBase: The clocks (the wall clock is read only to expand RFC 850 years).
-    public init(source: String, policy: HTTPTimeScheme.Preference = .preferTimeHeader, timeBase: any TimeBase = SystemTimeBase()) {
+    package init(source: String, policy: HTTPTimeScheme.Preference, timeBase: any TimeBase) {
         self.init(source: source, schemes: HTTPTimeScheme.schemes(for: policy), timeBase: timeBase)
     }
 
@@ -52,7 +52,7 @@ public struct HTTPTimeObserver: Sendable {
     /// - Returns: The sample and the header it came from.
     /// - Throws: ``HTTPTimeError`` when the response is stale, replayed, lacks a usable header or its
     ///   times are malformed or inconsistent.
-    public func observe(
+    package func observe(
         status: Int, headers: some Sequence<(name: String, value: String)>,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
     ) throws(HTTPTimeError) -> HTTPTimeObservation {
@@ -230,7 +230,7 @@ public struct HTTPTimeObserver: Sendable {
     ///   - nonce: The nonce sent in the request's `TimeSync-Nonce` header, if any.
     /// - Returns: The sample and the header it came from.
     /// - Throws: ``HTTPTimeError`` as `observe(status:headers:requestSent:responseReceived:nonce:)`.
-    public func observe(
+    package func observe(
         status: Int, headers: HTTPFields,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
     ) throws(HTTPTimeError) -> HTTPTimeObservation {

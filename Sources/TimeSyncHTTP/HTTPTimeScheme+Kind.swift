@@ -1,6 +1,6 @@
 extension HTTPTimeScheme {
     /// Which kind of scheme a sample came from: what an observation or a measurement reports.
-    public enum Kind: String, Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// From the `TimeSync-Time` header: t2 and t3 with nanosecond resolution.
         case timeHeader = "header"
         /// From the `Date` header: a one-second timestamp.
@@ -12,7 +12,7 @@ extension HTTPTimeScheme {
     }
 
     /// The kind of this scheme.
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .timeSyncTime: .timeHeader
         case .date: .date

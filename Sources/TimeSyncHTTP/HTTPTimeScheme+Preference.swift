@@ -1,6 +1,6 @@
 extension HTTPTimeScheme {
     /// Which of the two standard schemes, `TimeSync-Time` and `Date`, a response may calibrate from.
-    public enum Preference: String, Sendable, Hashable, Codable {
+    package enum Preference: String, Sendable, Hashable, Codable {
         /// `TimeSync-Time` when present, else `Date`.
         case preferTimeHeader
         /// Only `TimeSync-Time`; a response without it is rejected.
@@ -10,7 +10,7 @@ extension HTTPTimeScheme {
     }
 
     /// The schemes a preference stands for, in the order they are tried.
-    public static func schemes(for preference: Preference) -> [HTTPTimeScheme] {
+    package static func schemes(for preference: Preference) -> [HTTPTimeScheme] {
         switch preference {
         case .preferTimeHeader: [.timeSyncTime, .date]
         case .timeHeaderOnly: [.timeSyncTime]

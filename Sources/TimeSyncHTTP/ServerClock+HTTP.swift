@@ -6,7 +6,7 @@ extension ServerClock {
     /// TimeSyncAsyncHTTPClient) to the clock as its one refined sample
     /// (``HTTPTimeMeasurement/refinedSample``).
     /// - Parameter measurement: The measurement.
-    public func calibrate(with measurement: HTTPTimeMeasurement) {
+    package func calibrate(with measurement: HTTPTimeMeasurement) {
         calibrate(with: measurement.refinedSample)
     }
 
@@ -24,7 +24,7 @@ extension ServerClock {
     /// - Returns: The sample used.
     /// - Throws: ``HTTPTimeError`` for a rejected response.
     @discardableResult
-    public func observe(
+    package func observe(
         _ observer: HTTPTimeObserver, status: Int, headers: some Sequence<(name: String, value: String)>,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
     ) throws(HTTPTimeError) -> HTTPTimeObservation {
@@ -45,7 +45,7 @@ extension ServerClock {
     /// - Returns: The sample used.
     /// - Throws: ``HTTPTimeError`` for a rejected response.
     @discardableResult
-    public func observe(
+    package func observe(
         _ observer: HTTPTimeObserver, status: Int, headers: HTTPFields,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil
     ) throws(HTTPTimeError) -> HTTPTimeObservation {

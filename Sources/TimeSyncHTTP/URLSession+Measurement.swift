@@ -31,9 +31,9 @@ extension URLSession {
     ///   `timeout`; the first request's `URLError` (refused, DNS, TLS); the observer's
     ///   ``HTTPTimeError`` when no response is usable; ``HTTPTimeError/inconsistentSamples`` when
     ///   they contradict each other; `CancellationError`.
-    public func timeMeasurement(
+    package func timeMeasurement(
         of url: URL, samples: Int = 4, preference: HTTPTimeScheme.Preference = .preferTimeHeader,
-        timeout: Duration = .seconds(2), timeBase: any TimeBase = SystemTimeBase()
+        timeout: Duration = .seconds(2), timeBase: any TimeBase
     ) async throws -> HTTPTimeMeasurement {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host, !host.isEmpty,
             !HostPort.hasControlCharacter(host)

@@ -19,7 +19,7 @@ extension URLSession {
     ///   - nonce: The nonce to send; a random one by default.
     /// - Returns: The body, the response and the sample or why the response was rejected.
     /// - Throws: URLSession's errors; a non-HTTP response is rejected with ``HTTPTimeError/notHTTPResponse``.
-    public func timeSyncData(
+    package func timeSyncData(
         for request: URLRequest, observer: HTTPTimeObserver, nonce: String = HTTPTimeNonce.random()
     ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {
         try await timeSyncData(for: request, observer: observer, nonce: nonce) { try await self.data(for: $0) }

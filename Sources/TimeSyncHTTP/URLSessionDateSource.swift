@@ -6,30 +6,30 @@ import FoundationNetworking
 import TimeSync
 import TimeSyncWire
 
-/// Any HTTPS server's `Date` header, refined below a second, as a `TimeSource` over URLSession: no
+/// Any HTTPS server's `Date` header, refined below a second, as a `SourceDriver` over URLSession: no
 /// SwiftNIO, and no UDP, so it works where NTP is blocked and on watchOS.
 ///
 /// `Date` tells whole seconds. Each measurement sends a few `HEAD` requests timed by the core's
 /// `DateRefinementPlan` so that the server's second boundary falls inside one of them: the bounds
 /// shrink toward the round trip. A `Date` server is not authenticated beyond its TLS certificate;
 /// use several (the synchronizer's selection drops one that disagrees with the others).
-public struct URLSessionDateSource: TimeSource {
+package struct URLSessionDateSource: SourceDriver {
     /// The server asked.
-    public let url: URL
+    package let url: URL
     /// The most requests one measurement sends.
-    public let requestsPerMeasurement: Int
+    package let requestsPerMeasurement: Int
     private let observer: HTTPTimeObserver
     private let session: URLSession
 
     /// `Date` tells UTC.
-    public var reference: TimeReference { .utc }
+    package var reference: TimeReference { .utc }
 
     /// The source's name: `host[:port]`.
-    public var name: String { observer.source }
+    package var name: String { observer.source }
 
     /// Well-known HTTPS hosts whose `Date` comes from clocks kept by NTP, behind large CDNs: what
     /// `TimeSynchronizer.shared` falls back to where NTP gets no answer (and uses alone on watchOS).
-    public static let defaultHosts: [URL] = [
+    package static let defaultHosts: [URL] = [
         URL(string: "https://www.google.com/")!, URL(string: "https://www.apple.com/")!,
         URL(string: "https://www.cloudflare.com/")!, URL(string: "https://www.microsoft.com/")!,
     ]
@@ -40,7 +40,7 @@ public struct URLSessionDateSource: TimeSource {
     ///   - requestsPerMeasurement: The most requests one measurement sends (at least 1; default 5).
     ///   - session: The session (`.shared` by default).
     ///   - timeBase: The clocks; must be the synchronizer's.
-    public init(url: URL, requestsPerMeasurement: Int = 5, session: URLSession = .shared, timeBase: any TimeBase = SystemTimeBase()) {
+    package init(url: URL, requestsPerMeasurement: Int = 5, session: URLSession = .shared, timeBase: any TimeBase) {
         self.url = url
         self.requestsPerMeasurement = max(1, requestsPerMeasurement)
         self.session = session
@@ -53,7 +53,7 @@ public struct URLSessionDateSource: TimeSource {
     /// - Throws: ``HTTPTimeError/retryLater`` for a `429` or `503`, the observer's ``HTTPTimeError``
     ///   for a response without a usable `Date`, ``HTTPTimeError/inconsistentSamples`` when the
     ///   server contradicts itself, URLSession's errors when no request succeeded, `CancellationError`.
-    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(timeout: Duration) async throws -> [OffsetSample] {
         let deadline = observer.timeBase.monotonicNow().advanced(by: timeout)
         let plan = try await session.refineDate(
             url, method: "HEAD", observer: observer, seed: nil, maxRequests: requestsPerMeasurement, requestsUsed: 0,

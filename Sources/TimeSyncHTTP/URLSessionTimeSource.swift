@@ -10,7 +10,7 @@ extension URLSession {
     /// Loads a request and records when it left and when its response arrived (the monotonic
     /// instants a sample needs), for APIs that return their time in the body.
     /// - Returns: The body, the response and the instants.
-    public func timedData(for request: URLRequest, timeBase: any TimeBase = SystemTimeBase()) async throws -> (data: Data, response: URLResponse, instants: HTTPExchangeInstants) {
+    package func timedData(for request: URLRequest, timeBase: any TimeBase) async throws -> (data: Data, response: URLResponse, instants: HTTPExchangeInstants) {
         var request = request
         request.cachePolicy = .reloadIgnoringLocalCacheData
         let requestSent = timeBase.monotonicNow()
@@ -33,22 +33,22 @@ extension URLSession {
     }
 }
 
-/// An endpoint of yours polled over URLSession, as a `TimeSource` for a `TimeSynchronizer` — no
+/// An endpoint of yours polled over URLSession, as a `SourceDriver` for a `TimeSynchronizer` — no
 /// SwiftNIO: what an iOS app uses. Each measurement is one `GET`; the observer's schemes say where
 /// the response carries the time (`TimeSync-Time`, `Date`, a Unix timestamp header, your own).
-public struct URLSessionTimeSource: TimeSource {
+package struct URLSessionTimeSource: SourceDriver {
     /// The endpoint.
-    public let url: URL
+    package let url: URL
     /// Where responses carry the server's time.
-    public let observer: HTTPTimeObserver
+    package let observer: HTTPTimeObserver
     /// Which time the server tells: UTC by default; `.service(name)` when your server's own clock is
     /// the reference.
-    public var reference: TimeReference
+    package var reference: TimeReference
     private let session: URLSession
     private let schemeFloor = HTTPSchemeFloor()
 
     /// The source's name: the observer's.
-    public var name: String { observer.source }
+    package var name: String { observer.source }
 
     /// Creates a source.
     /// - Parameters:
@@ -57,9 +57,9 @@ public struct URLSessionTimeSource: TimeSource {
     ///   - reference: Which time the server tells.
     ///   - session: The session (`.shared` by default).
     ///   - timeBase: The clocks; must be the synchronizer's.
-    public init(
+    package init(
         url: URL, schemes: [HTTPTimeScheme] = [.timeSyncTime, .date], reference: TimeReference = .utc,
-        session: URLSession = .shared, timeBase: any TimeBase = SystemTimeBase()
+        session: URLSession = .shared, timeBase: any TimeBase
     ) {
         self.url = url
         self.reference = reference
@@ -75,7 +75,7 @@ public struct URLSessionTimeSource: TimeSource {
     ///   ``HTTPTimeError/timeHeaderWithdrawn`` for a response read by a scheme listed after one an
     ///   earlier response of this source was read by (the `Date` after `TimeSync-Time`), URLSession's
     ///   errors.
-    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(timeout: Duration) async throws -> [OffsetSample] {
         let request = URLRequest(url: url)
         let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer, within: timeout)
         if let error = HTTPTimeError.retryLater(

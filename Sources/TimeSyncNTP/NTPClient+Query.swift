@@ -23,7 +23,7 @@ extension NTPClient {
     ///   going on; `.conflictingReplies` at once: someone raced the server; `.unsynchronized` when no
     ///   address had a synchronized clock), `SampleConsensusError` when the replies contradict each
     ///   other; `CancellationError`.
-    public func query(
+    package func query(
         host: String, port: Int = NTPServerAddress.defaultPort, timeout: Duration = .seconds(5), samples: Int = 1,
         interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .query
     ) async throws -> NTPQueryResult {

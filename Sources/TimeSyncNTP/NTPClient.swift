@@ -10,28 +10,28 @@ import TimeSyncSockets
 /// on the monotonic clock just before the request is sent, t4 as the reply is read; the request
 /// carries a random transmit timestamp fraction that a genuine reply must echo.
 @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
-public struct NTPClient: Sendable {
+package struct NTPClient: Sendable {
     /// The clocks: monotonic for t1/t4, wall for the era pivot and the seconds sent.
-    public let timeBase: any TimeBase
+    package let timeBase: any TimeBase
     /// The limits replies must meet.
-    public let limits: NTPReplyLimits
-    /// Which addresses a server's name may resolve to (default: public ones only).
-    public let addressPolicy: AddressPolicy
+    package let limits: NTPReplyLimits
+    /// Which addresses a server's name may resolve to (default: package ones only).
+    package let addressPolicy: AddressPolicy
 
     /// Creates a client.
     /// - Parameters:
     ///   - timeBase: The clocks (default: the system's).
     ///   - limits: Reply acceptance limits (default: root distance ≤ 1.5 s).
-    ///   - addressPolicy: Which addresses a name may resolve to (default: public ones only; an IP
+    ///   - addressPolicy: Which addresses a name may resolve to (default: package ones only; an IP
     ///     literal or `localhost` is always used).
-    public init(timeBase: any TimeBase = SystemTimeBase(), limits: NTPReplyLimits = .init(), addressPolicy: AddressPolicy = .publicOnly) {
+    package init(timeBase: any TimeBase, limits: NTPReplyLimits = .init(), addressPolicy: AddressPolicy = .publicOnly) {
         self.timeBase = timeBase
         self.limits = limits
         self.addressPolicy = addressPolicy
     }
 
     /// How long an exchange keeps listening after the first valid reply for a conflicting one.
-    public typealias ConflictWindow = NTPConflictWindow
+    package typealias ConflictWindow = NTPConflictWindow
 
     /// One request and its reply, within one deadline for the whole exchange.
     ///
@@ -53,7 +53,7 @@ public struct NTPClient: Sendable {
     /// - Returns: The validated reply, with t1 and t4 on the monotonic clock.
     /// - Throws: `NTPReplyError` (`.conflictingReplies` for a raced reply), `NTPClientError`
     ///   (`.timeout` with the time waited, `.unreachable`, `.network`), `CancellationError`.
-    public func exchange(
+    package func exchange(
         with address: IPEndpoint, timeout: Duration, conflictWindow: ConflictWindow = .query
     ) async throws -> NTPReply {
         let deadline = timeBase.monotonicNow().advanced(by: timeout)

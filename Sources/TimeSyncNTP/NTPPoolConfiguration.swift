@@ -2,26 +2,26 @@ import TimeSync
 import TimeSyncWire
 
 /// The settings of an ``NTPPoolSource``.
-public struct NTPPoolConfiguration: Sendable, Hashable {
+package struct NTPPoolConfiguration: Sendable, Hashable {
     /// The servers to use: host names (every A and AAAA record is a candidate) or IP literals.
     /// Default: ``NTPServerAddress/defaultPool``.
-    public var servers: [NTPServerAddress]
+    package var servers: [NTPServerAddress]
     /// The most addresses polled at once, over all servers (default 8).
-    public var maximumSources: Int
+    package var maximumSources: Int
     /// The most addresses taken from one host name (default 4).
-    public var addressesPerHost: Int
+    package var addressesPerHost: Int
     /// Burst and poll intervals of each address.
-    public var policy: PollPolicy
+    package var policy: PollPolicy
     /// How long to wait for each reply (default 2 s).
-    public var timeout: Duration
+    package var timeout: Duration
     /// The limits replies must meet.
-    public var limits: NTPReplyLimits
-    /// Which addresses a server's name may resolve to (default: public ones only; IP literals and
+    package var limits: NTPReplyLimits
+    /// Which addresses a server's name may resolve to (default: package ones only; IP literals and
     /// `localhost` are always used).
-    public var addressPolicy: AddressPolicy
+    package var addressPolicy: AddressPolicy
 
     /// Creates a configuration.
-    public init(
+    package init(
         servers: [NTPServerAddress] = NTPServerAddress.defaultPool, maximumSources: Int = 8, addressesPerHost: Int = 4,
         policy: PollPolicy = .init(), timeout: Duration = .seconds(2), limits: NTPReplyLimits = .init(),
         addressPolicy: AddressPolicy = .publicOnly

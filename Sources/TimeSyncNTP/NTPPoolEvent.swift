@@ -2,7 +2,7 @@ import TimeSync
 import TimeSyncWire
 
 /// What an ``NTPPoolSource`` did, for logs, metrics and tests.
-public enum NTPPoolEvent: Sendable, Hashable {
+package enum NTPPoolEvent: Sendable, Hashable {
     /// A server name resolved; these addresses (IP text) are now polled.
     case resolved(server: NTPServerAddress, addresses: [String])
     /// A server name did not resolve; it is retried after `retryIn`.

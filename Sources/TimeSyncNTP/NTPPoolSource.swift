@@ -20,11 +20,11 @@ import TimeSyncSockets
 /// ``run()`` runs until cancelled (and, with the package's `ServiceLifecycle` trait, it is a
 /// `Service` that also ends at graceful shutdown).
 @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
-public struct NTPPoolSource: Sendable {
+package struct NTPPoolSource: Sendable {
     /// The clock fed; its time base is used for every timestamp and sleep.
-    public let clock: ServerClock
+    package let clock: ServerClock
     /// The configuration.
-    public let configuration: NTPPoolConfiguration
+    package let configuration: NTPPoolConfiguration
     private let client: NTPClient
     private let onEvent: @Sendable (NTPPoolEvent) -> Void
 
@@ -33,7 +33,7 @@ public struct NTPPoolSource: Sendable {
     ///   - clock: The clock to calibrate.
     ///   - configuration: Servers, limits and poll policy.
     ///   - onEvent: Called for every ``NTPPoolEvent``, from any task: log or count them there.
-    public init(
+    package init(
         clock: ServerClock, configuration: NTPPoolConfiguration = .init(), onEvent: @escaping @Sendable (NTPPoolEvent) -> Void = { _ in }
     ) {
         self.clock = clock
@@ -44,13 +44,13 @@ public struct NTPPoolSource: Sendable {
 
     /// The clock's source name for an address of a server: `host/ip:port`, or `ip:port` for an IP
     /// literal.
-    public static func sourceName(server: NTPServerAddress, address: IPEndpoint) -> String {
+    package static func sourceName(server: NTPServerAddress, address: IPEndpoint) -> String {
         let ip = address.address.description
         return server.host == ip ? address.description : "\(server.host)/\(address)"
     }
 
     /// Polls until cancelled or graceful shutdown.
-    public func run() async throws {
+    package func run() async throws {
         let registry = AddressRegistry(capacity: configuration.maximumSources)
         let ends = AddressEnds()
         let loop = SynchronizerLoop(

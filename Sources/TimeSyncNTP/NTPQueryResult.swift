@@ -5,35 +5,35 @@ import TimeSyncWire
 ///
 /// ``wallClockOffset`` is server time − local wall clock (positive when the server is ahead), the quantity
 /// `sntp` and `ntpdig` print; ``bounds`` are hard bounds on it and ``error`` their half-width.
-public struct NTPQueryResult: Sendable {
+package struct NTPQueryResult: Sendable {
     /// The server as asked for.
-    public var server: NTPServerAddress
+    package var server: NTPServerAddress
     /// The IP address that answered.
-    public var address: String
+    package var address: String
     /// Best estimate of server time − local wall clock.
-    public var wallClockOffset: Duration
+    package var wallClockOffset: Duration
     /// Hard bounds on server time − local wall clock, in nanoseconds.
-    public var bounds: OffsetInterval
+    package var bounds: OffsetInterval
     /// Half the width of ``bounds`` (`WallClockOffset.error`).
-    public var error: Duration
+    package var error: Duration
     /// The lowest round-trip delay of the samples (less the server's processing time).
-    public var delay: Duration
+    package var delay: Duration
     /// The stratum of the last reply.
-    public var stratum: UInt8
+    package var stratum: UInt8
     /// The reference identifier of the last reply.
-    public var referenceID: NTPReferenceID
+    package var referenceID: NTPReferenceID
     /// The leap indicator of the last reply.
-    public var leap: NTPLeapIndicator
+    package var leap: NTPLeapIndicator
     /// The root distance (root delay / 2 + root dispersion) of the last reply.
-    public var rootDistance: Duration
+    package var rootDistance: Duration
     /// The local wall clock when the result was computed.
-    public var deviceTime: UnixTime
+    package var deviceTime: UnixTime
     /// The server's time at that moment (estimate).
-    public var serverTime: UnixTime
+    package var serverTime: UnixTime
     /// The samples (θ = server time − monotonic time) the result combines.
-    public var samples: [OffsetSample]
+    package var samples: [OffsetSample]
     /// The core estimator's calibration from those samples.
-    public var calibration: Calibration
+    package var calibration: Calibration
 
     /// Combines the replies of one query with `SampleConsensus` (the largest set of samples that agree,
     /// when it is a strict majority); the server's fields (stratum, leap, …) come from the replies

@@ -1,21 +1,21 @@
 import TimeSync
 import TimeSyncWire
 
-/// One NTP server as a `TimeSource` for a `TimeSynchronizer`: each measurement resolves the name
+/// One NTP server as a `SourceDriver` for a `TimeSynchronizer`: each measurement resolves the name
 /// (so a server that moved is followed) and makes one exchange within the deadline.
 ///
 /// Kiss-o'-Death codes reach the schedule: `RATE` slows the polling of this server, `DENY` and `RSTR`
 /// stop it.
 @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
-public struct NTPTimeSource: TimeSource {
+package struct NTPTimeSource: SourceDriver {
     /// The server.
-    public let server: NTPServerAddress
+    package let server: NTPServerAddress
     /// `host:port`; the samples carry it.
-    public let name: String
+    package let name: String
     private let client: NTPClient
 
     /// NTP tells UTC.
-    public var reference: TimeReference { .utc }
+    package var reference: TimeReference { .utc }
 
     /// A source for one server.
     /// - Parameters:
@@ -23,8 +23,8 @@ public struct NTPTimeSource: TimeSource {
     ///   - timeBase: The clocks; must be the synchronizer's.
     ///   - limits: The limits replies must meet.
     ///   - addressPolicy: Which addresses the name may resolve to (default: public ones only).
-    public init(
-        _ server: NTPServerAddress, timeBase: any TimeBase = SystemTimeBase(), limits: NTPReplyLimits = .init(),
+    package init(
+        _ server: NTPServerAddress, timeBase: any TimeBase, limits: NTPReplyLimits = .init(),
         addressPolicy: AddressPolicy = .publicOnly
     ) {
         self.server = server
@@ -33,8 +33,8 @@ public struct NTPTimeSource: TimeSource {
     }
 
     /// Sources for several servers (a pool's names, or a hosts file's lines).
-    public static func sources(
-        _ servers: [NTPServerAddress], timeBase: any TimeBase = SystemTimeBase(), addressPolicy: AddressPolicy = .publicOnly
+    package static func sources(
+        _ servers: [NTPServerAddress], timeBase: any TimeBase, addressPolicy: AddressPolicy = .publicOnly
     ) -> [NTPTimeSource] {
         servers.map { NTPTimeSource($0, timeBase: timeBase, addressPolicy: addressPolicy) }
     }
@@ -42,7 +42,7 @@ public struct NTPTimeSource: TimeSource {
     /// Resolves the name and makes one exchange with the first address that answers, all within
     /// `timeout`: resolution, each address tried and the exchange share it.
     /// - Returns: The reply's sample, validated, carrying ``name``.
-    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(timeout: Duration) async throws -> [OffsetSample] {
         // Listens on after the reply (max(2 round trips, 250 ms)), so a spoofer racing the server is
         // seen before its sample reaches the clock.
         try await client.samples(of: server, source: name, timeout: timeout, conflictWindow: .synchronizer)

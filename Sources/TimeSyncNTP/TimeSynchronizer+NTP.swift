@@ -22,7 +22,7 @@ extension TimeSynchronizer {
     /// - Parameters:
     ///   - servers: The NTP servers.
     ///   - fallbackHosts: HTTPS servers whose `Date` is used while NTP is silent (default:
-    ///     `URLSessionDateSource.defaultHosts`; `[]` for none).
+    ///     `TimeSource.defaultHTTPSHosts`; `[]` for none).
     ///   - configuration: Target error, polling, budget, the fallback's delay.
     ///   - addressPolicy: Which addresses the servers' names may resolve to (default: public ones only).
     ///   - store: Where the calibration is kept between launches.
@@ -31,13 +31,13 @@ extension TimeSynchronizer {
     ///     `SystemCalibrationKeyProvider(accessGroup:)` with that group, so that both read one key.
     @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https()")
     public static func ntp(
-        _ servers: [NTPServerAddress] = NTPServerAddress.defaultPool, fallbackHosts: [URL] = URLSessionDateSource.defaultHosts,
+        _ servers: [NTPServerAddress] = NTPServerAddress.defaultPool, fallbackHosts: [URL] = TimeSource.defaultHTTPSHosts,
         configuration: Configuration = .init(), addressPolicy: AddressPolicy = .publicOnly, store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil
     ) -> TimeSynchronizer {
         var seen: Set<String> = []
-        var sources = NTPTimeSource.sources(servers.filter { seen.insert($0.description).inserted }, addressPolicy: addressPolicy)
-        if sources.isEmpty { sources = NTPTimeSource.sources(NTPServerAddress.defaultPool) }
+        var sources = servers.filter { seen.insert($0.description).inserted }.map { TimeSource.ntp($0, addressPolicy: addressPolicy) }
+        if sources.isEmpty { sources = NTPServerAddress.defaultPool.map { TimeSource.ntp($0) } }
         let fallback = dateSources(fallbackHosts, excluding: Set(sources.map(\.name)))
         // Non-empty, distinct names, one reference (UTC): the initializer cannot fail on these.
         return try! TimeSynchronizer(
@@ -47,13 +47,13 @@ extension TimeSynchronizer {
     /// A synchronizer on HTTPS servers' `Date` headers alone (refined below a second): for where UDP
     /// cannot be used at all, as on watchOS.
     /// - Parameters:
-    ///   - hosts: The HTTPS servers (default: `URLSessionDateSource.defaultHosts`).
+    ///   - hosts: The HTTPS servers (default: `TimeSource.defaultHTTPSHosts`).
     ///   - configuration: Target error, polling, budget.
     ///   - store: Where the calibration is kept between launches.
     ///   - keyProvider: The key that authenticates the store, as for
     ///     ``ntp(_:fallbackHosts:configuration:addressPolicy:store:keyProvider:)``.
     public static func https(
-        _ hosts: [URL] = URLSessionDateSource.defaultHosts, configuration: Configuration = .init(), store: (any CalibrationStore)? = nil,
+        _ hosts: [URL] = TimeSource.defaultHTTPSHosts, configuration: Configuration = .init(), store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil
     ) -> TimeSynchronizer {
         var sources = dateSources(hosts, excluding: [])
@@ -62,16 +62,16 @@ extension TimeSynchronizer {
     }
 
     /// One `Date` source per host, a host named twice (or among `excluding`) once.
-    private static func dateSources(_ hosts: [URL], excluding: Set<String>) -> [URLSessionDateSource] {
+    private static func dateSources(_ hosts: [URL], excluding: Set<String>) -> [TimeSource] {
         var seen = excluding
-        return hosts.map { URLSessionDateSource(url: $0) }.filter { seen.insert($0.name).inserted }
+        return hosts.map { TimeSource.https($0) }.filter { seen.insert($0.name).inserted }
     }
 
     /// One synchronizer for the whole app, started on first use: Kronos's `Clock.sync()` /
     /// `Clock.now` in one line, `TimeSynchronizer.shared.clock.now`.
     ///
     /// It asks the NTP pool and, where NTP gets no answer within 5 s (UDP blocked), HTTPS `Date`
-    /// headers of `URLSessionDateSource.defaultHosts`; on watchOS, where apps cannot send UDP, HTTPS
+    /// headers of `TimeSource.defaultHTTPSHosts`; on watchOS, where apps cannot send UDP, HTTPS
     /// alone. For other servers build your own with ``ntp(_:fallbackHosts:configuration:addressPolicy:store:keyProvider:)``.
     ///
     /// On Apple platforms it logs (`os.Logger`, subsystem `timesync`) what an app should know: when no

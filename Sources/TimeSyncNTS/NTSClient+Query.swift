@@ -26,7 +26,7 @@ extension NTSClient {
     ///   `NTSReplyError` wrapping a Kiss-o'-Death, an unsynchronized or a conflicting reply,
     ///   `CancellationError`. When no exchange succeeded: the last failure (`NTPClientError` `.timeout`, `.network`, DNS;
     ///   `NTSReplyError`; `SampleError`). `SampleConsensusError` when the replies contradict each other.
-    public func query(samples: Int = 1, interval: Duration = .milliseconds(250), timeout: Duration = .seconds(5)) async throws
+    package func query(samples: Int = 1, interval: Duration = .milliseconds(250), timeout: Duration = .seconds(5)) async throws
         -> NTSQueryResult
     {
         let source = "nts://" + HostPort.format(host: keyExchange.host, port: keyExchange.port)

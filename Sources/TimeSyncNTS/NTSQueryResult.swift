@@ -5,20 +5,20 @@ import TimeSyncNTP
 
 /// What a one-shot query of an NTS server found: the authenticated replies combined as an NTP query's
 /// are, the NTP server the key exchange named, and what the query dropped on the way.
-public struct NTSQueryResult: Sendable {
+package struct NTSQueryResult: Sendable {
     /// The combined measurement, relative to the device's wall clock. Its `server` is the key-exchange
     /// server asked; its `address` is the NTP server's.
-    public var measurement: NTPQueryResult
+    package var measurement: NTPQueryResult
     /// The NTP server that answered (the one the key exchange named), with its port.
-    public var ntpServer: IPEndpoint
+    package var ntpServer: IPEndpoint
     /// How long the key exchange took, when the query made one (a client with usable keys makes none).
-    public var keyExchangeDuration: Duration?
+    package var keyExchangeDuration: Duration?
     /// Datagrams dropped while the query ran (altered, forged, unauthenticated, stray, NAKs), by
     /// reason, as ``NTSClientStatistics/dropped`` counts them.
-    public var dropped: [String: Int]
+    package var dropped: [String: Int]
 
     /// All datagrams dropped while the query ran.
-    public var droppedTotal: Int { dropped.values.reduce(0, +) }
+    package var droppedTotal: Int { dropped.values.reduce(0, +) }
 }
 
 extension NTSClientStatistics {

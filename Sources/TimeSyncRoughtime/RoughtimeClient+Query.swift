@@ -23,7 +23,7 @@ extension RoughtimeClient {
     ///   and naming the last reason a datagram was refused; `RoughtimeError.contradictorySignatures`
     ///   when the signed intervals share no time; `NTPClientError` for resolution and socket failures
     ///   (`.unreachable` when nothing listens on the port); `SampleError`; `CancellationError`.
-    public func query(samples: Int = 1, interval: Duration = .milliseconds(250), timeout: Duration = .seconds(5)) async throws
+    package func query(samples: Int = 1, interval: Duration = .milliseconds(250), timeout: Duration = .seconds(5)) async throws
         -> RoughtimeQueryResult
     {
         let wanted = max(1, samples)

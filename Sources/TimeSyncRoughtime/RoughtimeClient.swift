@@ -53,7 +53,7 @@ public struct RoughtimeClient: Sendable {
         /// The exchange as a sample: the signed interval MIDP ± RADI held at some instant between
         /// sending and receiving, so θ lies in [MIDP − RADI − t4, MIDP + RADI − t1].
         /// - Throws: `SampleError` for an interval outside the sample limits (a radius over 16 s).
-        public func sample(source: String) throws -> OffsetSample {
+        package func sample(source: String) throws -> OffsetSample {
             try OffsetSample.exchange(
                 source: source, requestSent: requestSent, serverReceive: response.midpoint, serverTransmit: response.midpoint,
                 responseReceived: responseReceived, serverUncertainty: response.radius)
@@ -101,28 +101,59 @@ public struct RoughtimeClient: Sendable {
     }
 }
 
-/// One Roughtime server as a `TimeSource`: each measurement is one verified exchange, and the signed
+/// One Roughtime server as a `SourceDriver`: each measurement is one verified exchange, and the signed
 /// interval, widened by the round trip, enters the estimator as an authenticated source that bounds
 /// what unauthenticated sources may claim.
 @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
-public struct RoughtimeTimeSource: TimeSource {
+package struct RoughtimeTimeSource: SourceDriver {
     /// The client.
-    public let client: RoughtimeClient
+    package let client: RoughtimeClient
     /// `roughtime://host:port`; the samples carry it.
-    public let name: String
+    package let name: String
 
     /// Roughtime tells UTC.
-    public var reference: TimeReference { .utc }
+    package var reference: TimeReference { .utc }
     /// Signed by the server: a floor under unauthenticated sources.
-    public var isAuthenticated: Bool { true }
+    package var isAuthenticated: Bool { true }
 
     /// A source for `client`'s server.
-    public init(client: RoughtimeClient) {
+    package init(client: RoughtimeClient) {
         self.client = client
         name = client.name
     }
 
-    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(timeout: Duration) async throws -> [OffsetSample] {
         [try await client.exchange(timeout: timeout).sample(source: name)]
+    }
+}
+
+extension TimeSource {
+    /// A Roughtime server, pinned by its long-term public key: each measurement is one signed
+    /// exchange, and the signed interval, widened by the round trip, bounds what unsigned sources
+    /// may claim.
+    /// - Parameters:
+    ///   - host: The server's name or address.
+    ///   - port: Its UDP port.
+    ///   - publicKey: The server's long-term Ed25519 key (32 bytes).
+    ///   - versions: The versions offered (the current drafts by default).
+    ///   - addressPolicy: Which addresses the name may resolve to (default: public ones only).
+    @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use .https(_:)")
+    public static func roughtime(
+        _ host: String, port: Int, publicKey: [UInt8], versions: [RoughtimeVersion] = RoughtimeVersion.defaultOffer,
+        addressPolicy: AddressPolicy = .publicOnly
+    ) -> TimeSource {
+        TimeSource {
+            RoughtimeTimeSource(
+                client: RoughtimeClient(host: host, port: port, publicKey: publicKey, versions: versions, timeBase: $0, addressPolicy: addressPolicy))
+        }
+    }
+}
+
+extension TimeSource {
+    /// A Roughtime server named as `roughtime://HOST:PORT?key=BASE64` (``RoughtimeServerURL``), as
+    /// ``roughtime(_:port:publicKey:versions:addressPolicy:)``.
+    @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use .https(_:)")
+    public static func roughtime(_ server: RoughtimeServerURL, addressPolicy: AddressPolicy = .publicOnly) -> TimeSource {
+        roughtime(server.host, port: server.port, publicKey: server.publicKey, versions: server.versions, addressPolicy: addressPolicy)
     }
 }

@@ -13,24 +13,24 @@ import TimeSyncWire
 /// ``wallClockOffset`` is server time − the device's wall clock (positive when the server is ahead),
 /// with hard bounds.
 @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
-public struct RoughtimeQueryResult: Sendable {
+package struct RoughtimeQueryResult: Sendable {
     /// The verified exchanges, oldest first; at least one.
-    public var exchanges: [RoughtimeClient.Exchange]
+    package var exchanges: [RoughtimeClient.Exchange]
     /// The requests sent, those whose reply never came included.
-    public var attempts: Int
+    package var attempts: Int
     /// The samples (θ = server time − monotonic time) of ``exchanges``, in the same order.
-    public var samples: [OffsetSample]
+    package var samples: [OffsetSample]
     /// The intersection of the carried intervals, anchored at the newest sample's instant; its bounds
     /// widen from there with the local clock's largest drift and the server's slew allowance.
-    public var calibration: Calibration
+    package var calibration: Calibration
     /// Server time − the device's wall clock, from ``calibration`` and a reading of the clocks taken
     /// when the result was made.
-    public var wallClockOffset: WallClockOffset
+    package var wallClockOffset: WallClockOffset
     /// The shortest round trip of the exchanges.
-    public var delay: Duration
+    package var delay: Duration
 
     /// The requests whose verified reply never came.
-    public var lost: Int { attempts - exchanges.count }
+    package var lost: Int { attempts - exchanges.count }
 
     /// Combines verified exchanges with one server.
     /// - Parameters:
@@ -43,7 +43,7 @@ public struct RoughtimeQueryResult: Sendable {
     /// - Throws: `RoughtimeError.contradictorySignatures` listing each reply's midpoint ± radius when
     ///   the carried intervals share no time, `RoughtimeError.timeout` without exchanges, `SampleError`
     ///   for a reply that cannot be a sample.
-    public init(
+    package init(
         exchanges: [RoughtimeClient.Exchange], attempts: Int? = nil, source: String, timeBase: any TimeBase,
         configuration: EstimatorConfiguration = .init()
     ) throws {

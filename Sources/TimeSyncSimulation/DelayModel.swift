@@ -3,18 +3,18 @@ import TimeSyncTesting
 
 /// The delay of one direction of a network path: a fixed base, exponential jitter, and rare large
 /// spikes (queueing, radio wake-ups, retransmissions).
-public struct DelayModel: Sendable, Hashable, Codable {
+package struct DelayModel: Sendable, Hashable, Codable {
     /// The propagation and serialization delay every packet pays, in seconds.
-    public var base: Double
+    package var base: Double
     /// The mean of the exponential queueing jitter, in seconds.
-    public var jitterMean: Double
+    package var jitterMean: Double
     /// The probability that a packet is delayed by a spike.
-    public var spikeProbability: Double
+    package var spikeProbability: Double
     /// The mean of a spike's extra delay (exponential), in seconds.
-    public var spikeMean: Double
+    package var spikeMean: Double
 
     /// Creates a delay model.
-    public init(base: Double, jitterMean: Double, spikeProbability: Double = 0, spikeMean: Double = 0) {
+    package init(base: Double, jitterMean: Double, spikeProbability: Double = 0, spikeMean: Double = 0) {
         self.base = base
         self.jitterMean = jitterMean
         self.spikeProbability = spikeProbability
@@ -22,7 +22,7 @@ public struct DelayModel: Sendable, Hashable, Codable {
     }
 
     /// Draws one delay in seconds.
-    public func sample(_ generator: inout SeededGenerator) -> Double {
+    package func sample(_ generator: inout SeededGenerator) -> Double {
         var delay = base + generator.nextExponential(mean: jitterMean)
         if spikeProbability > 0, generator.nextBool(probability: spikeProbability) {
             delay += generator.nextExponential(mean: spikeMean)

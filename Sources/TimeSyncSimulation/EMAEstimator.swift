@@ -6,32 +6,32 @@ import TimeSync
 /// All sources form one stream. An average has no hard bounds: the reported bounds are the average of
 /// the samples' half-widths around the estimate, widened at the maximum drift as they age. The
 /// simulator measures how often that holds.
-public struct EMAEstimator: OffsetEstimator {
+package struct EMAEstimator: OffsetEstimator {
     /// The weight of the newest sample when none is given: 0.2 gives the newest sample the weight of
     /// about the last five.
-    public static let defaultAlpha = 0.2
+    package static let defaultAlpha = 0.2
 
     /// The drift bound, window size and source timeout it works with.
-    public let configuration: EstimatorConfiguration
+    package let configuration: EstimatorConfiguration
     /// The weight of the newest sample, in (0, 1].
-    public let alpha: Double
+    package let alpha: Double
     private var average: Double?
     private var halfWidth: Double = 0
     private var newest: OffsetSample?
 
     /// Creates an empty estimator with weight `alpha` (clamped into (0, 1]).
-    public init(_ configuration: EstimatorConfiguration = .init(), alpha: Double = EMAEstimator.defaultAlpha) {
+    package init(_ configuration: EstimatorConfiguration = .init(), alpha: Double = EMAEstimator.defaultAlpha) {
         self.configuration = configuration
         self.alpha = alpha.isFinite ? min(max(alpha, 1e-6), 1) : Self.defaultAlpha
     }
 
     /// The samples it currently keeps.
-    public var samples: [OffsetSample] { newest.map { [$0] } ?? [] }
+    package var samples: [OffsetSample] { newest.map { [$0] } ?? [] }
     /// The sources it currently follows.
-    public var sources: [String] { newest.map { [$0.source] } ?? [] }
+    package var sources: [String] { newest.map { [$0.source] } ?? [] }
 
     /// Adds a sample and returns the new outcome.
-    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+    package mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         let midpoint = Double(sample.offset.midpoint)
         let half = Double(sample.offset.halfWidth)
         if let average {
@@ -46,7 +46,7 @@ public struct EMAEstimator: OffsetEstimator {
     }
 
     /// Forgets a source and returns the new outcome.
-    public mutating func removeSource(_ source: String) -> EstimatorOutcome { outcome() }
+    package mutating func removeSource(_ source: String) -> EstimatorOutcome { outcome() }
 
     func outcome() -> EstimatorOutcome {
         guard let average, let newest else { return .noSamples }

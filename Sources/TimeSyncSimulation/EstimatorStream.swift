@@ -5,37 +5,37 @@ import TimeSync
 /// answers (the JavaScript client's tests read such streams).
 ///
 /// Integers are written as decimal strings, so a JSON reader with 53-bit numbers loses nothing.
-public struct EstimatorStream: Sendable, Hashable, Codable {
+package struct EstimatorStream: Sendable, Hashable, Codable {
     /// The scenario's name.
-    public var scenario: String
+    package var scenario: String
     /// The seed the stream was generated from.
-    public var seed: UInt64
+    package var seed: UInt64
     /// The estimator's settings, in nanoseconds and plain ratios.
-    public var configuration: Settings
+    package var configuration: Settings
     /// Each sample in order of arrival: source, lower, upper, time, span, delay (nanoseconds).
-    public var samples: [[String]]
+    package var samples: [[String]]
     /// How many of ``samples``, in order, each measurement holds, when a measurement holds more than
     /// one (an HTTP source's several requests); `nil` when each sample is a measurement of its own.
-    public var measurements: [Int]?
+    package var measurements: [Int]?
     /// After each measurement (each sample, without ``measurements``): the outcome's kind, then for a
     /// calibration its anchor, lower and upper bounds and estimate (nanoseconds), and its rate's
     /// lower bound, upper bound and estimate.
-    public var outcomes: [[String]]
+    package var outcomes: [[String]]
 
     /// `EstimatorConfiguration` as the stream carries it.
-    public struct Settings: Sendable, Hashable, Codable {
+    package struct Settings: Sendable, Hashable, Codable {
         /// `EstimatorConfiguration/maxDrift`.
-        public var maxDrift: Double
+        package var maxDrift: Double
         /// `EstimatorConfiguration/rateWander`.
-        public var rateWander: Double
+        package var rateWander: Double
         /// `EstimatorConfiguration/windowSize`.
-        public var windowSize: Int
+        package var windowSize: Int
         /// `EstimatorConfiguration/sourceTimeout`, in nanoseconds.
-        public var sourceTimeout: String
+        package var sourceTimeout: String
         /// `EstimatorConfiguration/serverSlew`.
-        public var serverSlew: Double
+        package var serverSlew: Double
         /// `EstimatorConfiguration/serverSlewLimit`, in nanoseconds.
-        public var serverSlewLimit: String
+        package var serverSlewLimit: String
 
         init(_ configuration: EstimatorConfiguration) {
             maxDrift = configuration.maxDrift
@@ -53,7 +53,7 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
     ///   - seed: The random seed; the same seed gives the same stream.
     ///   - configuration: The estimator's settings, written into the stream.
     ///   - limit: At most this many samples, the first ones.
-    public init(_ scenario: SimulationScenario, seed: UInt64, configuration: EstimatorConfiguration = .init(), limit: Int = .max) {
+    package init(_ scenario: SimulationScenario, seed: UInt64, configuration: EstimatorConfiguration = .init(), limit: Int = .max) {
         // Whole measurements, up to `limit` samples.
         var batches: [[OffsetSample]] = []
         var count = 0
@@ -91,7 +91,7 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
     /// The outcomes another implementation reported, one row per measurement as in ``outcomes``, read
     /// back into what the simulator scores.
     /// - Throws: ``EstimatorStreamError`` for a row that is not an outcome.
-    public static func decode(_ rows: [[String]], slew: SlewAllowance) throws(EstimatorStreamError) -> [EstimatorOutcome] {
+    package static func decode(_ rows: [[String]], slew: SlewAllowance) throws(EstimatorStreamError) -> [EstimatorOutcome] {
         try rows.enumerated().map { (index, row) throws(EstimatorStreamError) in
             switch row.first {
             case "noSamples": return .noSamples
@@ -114,14 +114,14 @@ public struct EstimatorStream: Sendable, Hashable, Codable {
 }
 
 /// A row of replayed outcomes that is not an outcome.
-public struct EstimatorStreamError: Error, Hashable, CustomStringConvertible {
+package struct EstimatorStreamError: Error, Hashable, CustomStringConvertible {
     /// The row's index.
-    public var row: Int
+    package var row: Int
 
     /// The error for row `row`.
-    public init(row: Int) { self.row = row }
+    package init(row: Int) { self.row = row }
 
-    public var description: String {
+    package var description: String {
         "outcome row \(row) is not a kind followed by an anchor, two bounds and an estimate in nanoseconds and a rate's bounds and estimate"
     }
 }

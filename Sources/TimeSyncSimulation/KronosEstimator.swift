@@ -3,24 +3,24 @@ import TimeSync
 /// Kronos-style (the iOS NTP library): for each server, the lowest-delay of its last four samples;
 /// across servers, the median of those offsets. No drift handling; bounds are the chosen sample's,
 /// widened at the maximum drift as it ages.
-public struct KronosEstimator: OffsetEstimator {
+package struct KronosEstimator: OffsetEstimator {
     /// Kronos sends four packets per server and keeps the fastest.
-    public static let samplesPerServer = 4
+    package static let samplesPerServer = 4
 
     /// The drift bound, window size and source timeout it works with.
-    public let configuration: EstimatorConfiguration
+    package let configuration: EstimatorConfiguration
     private var recent: [String: [OffsetSample]] = [:]
 
     /// Creates an empty estimator.
-    public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
+    package init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
     /// The samples it currently keeps.
-    public var samples: [OffsetSample] { recent.keys.sorted().flatMap { recent[$0]! } }
+    package var samples: [OffsetSample] { recent.keys.sorted().flatMap { recent[$0]! } }
     /// The sources it currently follows.
-    public var sources: [String] { recent.keys.sorted() }
+    package var sources: [String] { recent.keys.sorted() }
 
     /// Adds a sample and returns the new outcome.
-    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+    package mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         var window = recent[sample.source, default: []]
         window.append(sample)
         if window.count > Self.samplesPerServer { window.removeFirst(window.count - Self.samplesPerServer) }
@@ -29,7 +29,7 @@ public struct KronosEstimator: OffsetEstimator {
     }
 
     /// Forgets a source and returns the new outcome.
-    public mutating func removeSource(_ source: String) -> EstimatorOutcome {
+    package mutating func removeSource(_ source: String) -> EstimatorOutcome {
         recent[source] = nil
         return outcome()
     }

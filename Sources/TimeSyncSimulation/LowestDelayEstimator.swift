@@ -4,27 +4,27 @@ import TimeSync
 ///
 /// All sources form one stream. Bounds are the chosen sample's own, widened at the maximum drift as it
 /// ages; no rate is measured.
-public struct LowestDelayEstimator: OffsetEstimator {
+package struct LowestDelayEstimator: OffsetEstimator {
     /// The drift bound, window size and source timeout it works with.
-    public let configuration: EstimatorConfiguration
+    package let configuration: EstimatorConfiguration
     private var best: OffsetSample?
 
     /// Creates an empty estimator.
-    public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
+    package init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
     /// The samples it currently keeps.
-    public var samples: [OffsetSample] { best.map { [$0] } ?? [] }
+    package var samples: [OffsetSample] { best.map { [$0] } ?? [] }
     /// The sources it currently follows.
-    public var sources: [String] { best.map { [$0.source] } ?? [] }
+    package var sources: [String] { best.map { [$0.source] } ?? [] }
 
     /// Adds a sample and returns the new outcome.
-    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+    package mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         if best == nil || sample.delay < best!.delay { best = sample }
         return outcome()
     }
 
     /// Forgets a source and returns the new outcome.
-    public mutating func removeSource(_ source: String) -> EstimatorOutcome {
+    package mutating func removeSource(_ source: String) -> EstimatorOutcome {
         if best?.source == source { best = nil }
         return outcome()
     }

@@ -2,9 +2,9 @@ import TimeSync
 import TimeSyncTesting
 
 /// One point of an error series.
-public struct SeriesPoint: Sendable, Hashable, Codable {
+package struct SeriesPoint: Sendable, Hashable, Codable {
     /// Seconds into the run.
-    public var time: Double
+    package var time: Double
     /// Estimate − truth, in seconds.
-    public var error: Double
+    package var error: Double
 }

@@ -2,9 +2,9 @@ import TimeSync
 import TimeSyncTesting
 
 /// A simulated time server.
-public struct SimulatedServer: Sendable, Hashable, Codable {
+package struct SimulatedServer: Sendable, Hashable, Codable {
     /// How the server tells its time.
-    public enum Scheme: String, Sendable, Hashable, Codable {
+    package enum Scheme: String, Sendable, Hashable, Codable {
         /// Receive and transmit stamps: NTP, NTS, or an HTTP server's `TimeSync-Time` header.
         case exchange
         /// The one-second `Date` header of any HTTP server.
@@ -12,29 +12,29 @@ public struct SimulatedServer: Sendable, Hashable, Codable {
     }
 
     /// The server's name (the sample's source).
-    public var name: String
+    package var name: String
     /// How far the server's clock is from the truth, in seconds (a falseticker lies by seconds).
-    public var clockError: Double
+    package var clockError: Double
     /// Steps of the server's clock: at `at` seconds into the run its clock jumps by `by` seconds.
-    public var steps: [ClockStep]
+    package var steps: [ClockStep]
     /// Slews of the server's clock: a time daemon correcting it runs it fast or slow for a while.
-    public var slews: [ClockSlew]
+    package var slews: [ClockSlew]
     /// The server's processing time between receive and transmit, in seconds.
-    public var processing: Double
+    package var processing: Double
     /// How its answers carry the time (default ``Scheme/exchange``).
-    public var scheme: Scheme
+    package var scheme: Scheme
     /// Requests per poll: one measurement's exchanges, 50 ms apart (default 1; an HTTP source sends
     /// a few over one connection). The samples of a poll reach the estimators as one measurement.
-    public var requestsPerPoll: Int
+    package var requestsPerPoll: Int
     /// Brief periods when its answers are wrong (a glitch): `by` seconds off for `duration` seconds
     /// from `at`. They change what it answers, not its clock: the truth does not follow them.
-    public var glitches: [ClockGlitch]
+    package var glitches: [ClockGlitch]
     /// From this moment on its answers carry the time it had then (one stored response replayed);
     /// `nil` for a server that never does. Its clock, the truth, runs on.
-    public var frozenFrom: Double?
+    package var frozenFrom: Double?
 
     /// Creates a server.
-    public init(
+    package init(
         name: String, clockError: Double = 0, steps: [ClockStep] = [], slews: [ClockSlew] = [], processing: Double = 50e-6,
         scheme: Scheme = .exchange, requestsPerPoll: Int = 1, glitches: [ClockGlitch] = [], frozenFrom: Double? = nil
     ) {
@@ -50,7 +50,7 @@ public struct SimulatedServer: Sendable, Hashable, Codable {
     }
 
     /// Decodes a server; the fields after ``processing`` may be left out (their defaults).
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             name: try container.decode(String.self, forKey: .name),

@@ -8,10 +8,10 @@ import TimeSyncTesting
 /// user's jumps. Every server answers with its own clock (true time plus its error); the truth the
 /// strategies are judged against is the first server's clock. Every strategy sees the same sample
 /// stream, generated once from the seed.
-public enum Simulation {
+package enum Simulation {
     /// A simulator-only baseline: the common hand-rolled approach that caches `server − local wall
     /// clock` from the latest sample, so it follows every jump of the wall clock.
-    public static let wallClockBaseline = "wall-clock-latest"
+    package static let wallClockBaseline = "wall-clock-latest"
 
     /// Runs every strategy on the scenario.
     /// - Parameters:
@@ -23,7 +23,7 @@ public enum Simulation {
     ///     points, for charts.
     /// - Returns: Error and coverage figures per strategy.
     /// - Complexity: O(samples · window² + readings · strategies).
-    public static func run(
+    package static func run(
         _ scenario: SimulationScenario, seed: UInt64, strategies: [Strategy] = Strategy.all,
         configuration: EstimatorConfiguration = .init(), seriesPoints: Int = 0
     ) -> SimulationReport {

@@ -3,7 +3,7 @@ import TimeSyncTesting
 
 extension SimulationScenario {
     /// The built-in scenarios, by name.
-    public static let builtIn: [SimulationScenario] = [
+    package static let builtIn: [SimulationScenario] = [
         lan, wifi, mobile, asymmetric, falsetickers, offlineDrift, tamper, serverStep, serverSlew,
         httpGlitch, httpReplay, dateGlitch, dateReplay,
     ]
@@ -13,13 +13,13 @@ extension SimulationScenario {
     static let answerGlitches = (0..<8).map { ClockGlitch(at: 600 + Double($0) * 600, duration: 10, by: 30) }
 
     /// A built-in scenario by name.
-    public static func named(_ name: String) -> SimulationScenario? { builtIn.first { $0.name == name } }
+    package static func named(_ name: String) -> SimulationScenario? { builtIn.first { $0.name == name } }
 
     /// One direction of the home Wi-Fi path shared by `wifi`, `offline-drift`, `tamper` and `server-step`.
     static let wifiDelay = DelayModel(base: 8e-3, jitterMean: 3e-3, spikeProbability: 0.01, spikeMean: 60e-3)
 
     /// Wired LAN to your own server.
-    public static let lan = SimulationScenario(
+    package static let lan = SimulationScenario(
         name: "lan",
         provenance: """
             Switched Ethernet: ~0.1 ms one-way base, 20 µs mean queueing jitter, 0.1% of packets \
@@ -33,7 +33,7 @@ extension SimulationScenario {
         loss: 0.0001, localDrift: 5e-6, servers: [SimulatedServer(name: "lan-server")])
 
     /// Home Wi-Fi and a broadband uplink to a nearby server.
-    public static let wifi = SimulationScenario(
+    package static let wifi = SimulationScenario(
         name: "wifi",
         provenance: """
             802.11 home network plus broadband to a server ~15 ms away: 8 ms one-way base, 3 ms mean \
@@ -46,7 +46,7 @@ extension SimulationScenario {
         loss: 0.005, localDrift: 10e-6, servers: [SimulatedServer(name: "wifi-server")])
 
     /// A phone on LTE: long, variable delays with large spikes and loss.
-    public static let mobile = SimulationScenario(
+    package static let mobile = SimulationScenario(
         name: "mobile",
         provenance: """
             LTE: ~70 ms median RTT and ~260 ms RRC promotion delay when the radio wakes (Huang et al., \
@@ -61,7 +61,7 @@ extension SimulationScenario {
         loss: 0.02, localDrift: 15e-6, servers: [SimulatedServer(name: "mobile-server")])
 
     /// A path much slower one way than the other.
-    public static let asymmetric = SimulationScenario(
+    package static let asymmetric = SimulationScenario(
         name: "asymmetric",
         provenance: """
             Asymmetric access (ADSL/DOCSIS or a congested cellular uplink): request direction 40 ms \
@@ -76,7 +76,7 @@ extension SimulationScenario {
         loss: 0.01, localDrift: 10e-6, servers: [SimulatedServer(name: "asymmetric-server")])
 
     /// Five servers, two of which lie by seconds.
-    public static let falsetickers = SimulationScenario(
+    package static let falsetickers = SimulationScenario(
         name: "falsetickers",
         provenance: """
             Five internet NTP servers (15 ms one-way base, 4 ms mean jitter, 1% spikes of ~80 ms, 1% \
@@ -95,7 +95,7 @@ extension SimulationScenario {
         ])
 
     /// Thirty minutes online, six hours offline, thirty minutes online, with a fast-drifting clock.
-    public static let offlineDrift = SimulationScenario(
+    package static let offlineDrift = SimulationScenario(
         name: "offline-drift",
         provenance: """
             A phone that calibrates for 30 minutes, goes offline for 6 hours (a flight), then comes back \
@@ -109,7 +109,7 @@ extension SimulationScenario {
         offline: [1800...23400])
 
     /// The user moves the device clock by an hour and a day, both ways.
-    public static let tamper = SimulationScenario(
+    package static let tamper = SimulationScenario(
         name: "tamper",
         provenance: """
             Wi-Fi path as in `wifi`; the user sets the device clock +1 h, -1 h, +1 day and -1 day at \
@@ -126,7 +126,7 @@ extension SimulationScenario {
         ])
 
     /// The server's own clock is stepped by 2 s mid-run (an operator fixing it).
-    public static let serverStep = SimulationScenario(
+    package static let serverStep = SimulationScenario(
         name: "server-step",
         provenance: """
             Wi-Fi path as in `wifi`; at 1 h the server's clock is stepped by +2 s (an operator fixing \
@@ -140,7 +140,7 @@ extension SimulationScenario {
         servers: [SimulatedServer(name: "wifi-server", steps: [ClockStep(at: 3600, by: 2)])])
 
     /// The server's time daemon slews its clock at up to 500 ppm for minutes.
-    public static let serverSlew = SimulationScenario(
+    package static let serverSlew = SimulationScenario(
         name: "server-slew",
         provenance: """
             Wi-Fi path as in `wifi`; the server's own clock is corrected by its time daemon: at 20 min \
@@ -164,7 +164,7 @@ extension SimulationScenario {
         ])
 
     /// Your own HTTP server with `TimeSync-Time`, whose answers are 30 s off now and then.
-    public static let httpGlitch = SimulationScenario(
+    package static let httpGlitch = SimulationScenario(
         name: "http-glitch",
         provenance: """
             Wi-Fi path as in `wifi`; your own HTTP server with the `TimeSync-Time` header, measured \
@@ -181,7 +181,7 @@ extension SimulationScenario {
         servers: [SimulatedServer(name: "http-server", requestsPerPoll: 3, glitches: answerGlitches)])
 
     /// An HTTP server whose timestamp header, after an hour, comes from one stored response.
-    public static let httpReplay = SimulationScenario(
+    package static let httpReplay = SimulationScenario(
         name: "http-replay",
         provenance: """
             Wi-Fi path as in `wifi`; an HTTP server with a precise timestamp header but no nonce (a \
@@ -196,7 +196,7 @@ extension SimulationScenario {
         servers: [SimulatedServer(name: "http-server", requestsPerPoll: 3, frozenFrom: 3600)])
 
     /// Any HTTPS server's `Date`, 30 s off now and then.
-    public static let dateGlitch = SimulationScenario(
+    package static let dateGlitch = SimulationScenario(
         name: "date-glitch",
         provenance: """
             Wi-Fi path as in `wifi`; a server that tells the time only by its one-second `Date` \
@@ -211,7 +211,7 @@ extension SimulationScenario {
         servers: [SimulatedServer(name: "date-server", scheme: .date, requestsPerPoll: 8, glitches: answerGlitches)])
 
     /// A `Date` server that, after an hour, replays one stored response for ever.
-    public static let dateReplay = SimulationScenario(
+    package static let dateReplay = SimulationScenario(
         name: "date-replay",
         provenance: """
             Wi-Fi path as in `wifi`; a `Date`-only server (eight requests 50 ms apart per poll, every \

@@ -5,34 +5,34 @@ import TimeSyncTesting
 ///
 /// Every parameter of the built-in scenarios is written down with where it comes from
 /// (``provenance``); none was tuned to favour a strategy.
-public struct SimulationScenario: Sendable, Hashable, Codable {
+package struct SimulationScenario: Sendable, Hashable, Codable {
     /// The scenario's name (`lan`, `wifi`, …).
-    public var name: String
+    package var name: String
     /// What the scenario models, and where its numbers come from.
-    public var provenance: String
+    package var provenance: String
     /// The run's length in seconds.
-    public var duration: Double
+    package var duration: Double
     /// Seconds between two readings of each strategy's clock.
-    public var readingInterval: Double
+    package var readingInterval: Double
     /// Seconds between two polls of each server.
-    public var pollInterval: Double
+    package var pollInterval: Double
     /// The request direction's delay.
-    public var forward: DelayModel
+    package var forward: DelayModel
     /// The reply direction's delay.
-    public var backward: DelayModel
+    package var backward: DelayModel
     /// The probability that a packet (either direction) is lost.
-    public var loss: Double
+    package var loss: Double
     /// The local monotonic clock's frequency error, dimensionless (+50e-6: 50 ppm fast).
-    public var localDrift: Double
+    package var localDrift: Double
     /// The servers polled.
-    public var servers: [SimulatedServer]
+    package var servers: [SimulatedServer]
     /// Periods (seconds into the run) without any sample: the device is offline.
-    public var offline: [ClosedRange<Double>]
+    package var offline: [ClosedRange<Double>]
     /// Jumps of the device's wall clock (the user changing the time).
-    public var wallClockJumps: [ClockStep]
+    package var wallClockJumps: [ClockStep]
 
     /// Creates a scenario.
-    public init(
+    package init(
         name: String, provenance: String, duration: Double, readingInterval: Double = 1, pollInterval: Double,
         forward: DelayModel, backward: DelayModel, loss: Double, localDrift: Double,
         servers: [SimulatedServer], offline: [ClosedRange<Double>] = [], wallClockJumps: [ClockStep] = []

@@ -1,7 +1,7 @@
 import TimeSync
 
 /// The estimation strategies TimeSync offers.
-public enum Strategy: Sendable, Hashable, CustomStringConvertible {
+package enum Strategy: Sendable, Hashable, CustomStringConvertible {
     /// Per-source interval intersection with drift correction, combined across sources by a
     /// Marzullo-style majority. The default, and the only one with honest bounds in every case.
     case intersection
@@ -22,13 +22,13 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
     case replayed(name: String, outcomes: [EstimatorOutcome])
 
     /// TimeSync's strategy and the common simple ones, with the EMA at its default weight.
-    public static let all: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: EMAEstimator.defaultAlpha)]
+    package static let all: [Strategy] = [.intersection, .latest, .lowestDelay, .ema(alpha: EMAEstimator.defaultAlpha)]
     /// ``all`` plus the strategies of other libraries, for comparison.
-    public static let comparison: [Strategy] = all + [.kronos, .timesyncJS]
+    package static let comparison: [Strategy] = all + [.kronos, .timesyncJS]
 
     /// The name used by the CLI and its JSON: `default`, `latest`, `lowest-delay`, `ema`, `kronos`,
     /// `timesync-js`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .intersection: "default"
         case .latest: "latest"
@@ -40,10 +40,10 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { name }
+    package var description: String { name }
 
     /// Parses a strategy name as printed by ``name``; `ema` takes `alpha`.
-    public init?(name: String, alpha: Double = EMAEstimator.defaultAlpha) {
+    package init?(name: String, alpha: Double = EMAEstimator.defaultAlpha) {
         switch name {
         case "default", "intersection": self = .intersection
         case "latest": self = .latest
@@ -56,7 +56,7 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A fresh estimator of this strategy.
-    public func makeEstimator(_ configuration: EstimatorConfiguration = .init()) -> any OffsetEstimator {
+    package func makeEstimator(_ configuration: EstimatorConfiguration = .init()) -> any OffsetEstimator {
         switch self {
         case .intersection: IntersectionEstimator(configuration)
         case .latest: LatestEstimator(configuration)
@@ -72,8 +72,8 @@ public enum Strategy: Sendable, Hashable, CustomStringConvertible {
 extension ServerClock {
     /// A clock that estimates with one of the compared strategies (the core's default is
     /// ``Strategy/intersection``).
-    public convenience init(
-        timeBase: any TimeBase = SystemTimeBase(), strategy: Strategy, configuration: Configuration = .init(),
+    package convenience init(
+        timeBase: any TimeBase, strategy: Strategy, configuration: Configuration = .init(),
         store: (any CalibrationStore)? = nil, onWarning: (@Sendable (String) -> Void)? = nil
     ) {
         self.init(

@@ -3,31 +3,31 @@ import TimeSync
 /// timesync.js-style: over the last ten samples, the mean offset of those within one standard
 /// deviation of the mean. No drift handling; bounds are the mean half-width of the samples used,
 /// widened at the maximum drift as they age.
-public struct TimesyncJSEstimator: OffsetEstimator {
+package struct TimesyncJSEstimator: OffsetEstimator {
     /// How many samples the average looks at.
-    public static let windowSize = 10
+    package static let windowSize = 10
 
     /// The drift bound, window size and source timeout it works with.
-    public let configuration: EstimatorConfiguration
+    package let configuration: EstimatorConfiguration
     private var window: [OffsetSample] = []
 
     /// Creates an empty estimator.
-    public init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
+    package init(_ configuration: EstimatorConfiguration = .init()) { self.configuration = configuration }
 
     /// The samples it currently keeps.
-    public var samples: [OffsetSample] { window }
+    package var samples: [OffsetSample] { window }
     /// The sources it currently follows.
-    public var sources: [String] { Array(Set(window.map(\.source))).sorted() }
+    package var sources: [String] { Array(Set(window.map(\.source))).sorted() }
 
     /// Adds a sample and returns the new outcome.
-    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+    package mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         window.append(sample)
         if window.count > Self.windowSize { window.removeFirst(window.count - Self.windowSize) }
         return outcome()
     }
 
     /// Forgets a source and returns the new outcome.
-    public mutating func removeSource(_ source: String) -> EstimatorOutcome {
+    package mutating func removeSource(_ source: String) -> EstimatorOutcome {
         window.removeAll { $0.source == source }
         return outcome()
     }

@@ -3,7 +3,7 @@ import TimeSync
 /// A time source for tests of code that drives a `TimeSynchronizer`: a server on a
 /// ``ManualTimeBase`` that answers at once, its clock ``offset`` ahead of the monotonic clock, known
 /// to its uncertainty; it counts its requests and fails while told to.
-public final class ScriptedTimeSource: TimeSource {
+public final class ScriptedTimeSource: SourceDriver {
     /// The error ``measure(timeout:)`` throws while ``failing`` is set.
     public struct Unreachable: TimeSyncError {
         /// The one kind of failure a scripted source has.
@@ -59,7 +59,7 @@ public final class ScriptedTimeSource: TimeSource {
     }
 
     /// One exchange, at once: t1 = t4 = now, t2 = t3 = now + ``offset``.
-    public func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(timeout: Duration) async throws -> [OffsetSample] {
         let (failing, offset) = state.withLock { state in
             state.requests += 1
             return (state.failing, state.offset)

@@ -141,8 +141,8 @@ final class TamperableTimeBase: TimeBase {
 }
 
 /// An in-process time server whose clock is off by a fixed amount, behind a simulated network: a
-/// ``TimeSource`` the synchronizer polls.
-final class DemoServer: TimeSource {
+/// ``SourceDriver`` the synchronizer polls.
+final class DemoServer: SourceDriver {
     let name: String
     let offset: Duration
     private let random: LockedGenerator

@@ -14,7 +14,7 @@ import TimeSyncNTP
 /// - Throws: `NTPClientError` (DNS, timeout, network), `NTPReplyError` (a rejected reply, e.g. a
 ///   Kiss-o'-Death), `SampleConsensusError`.
 func runNTPQuery(_ server: NTPServerAddress, samples: Int, timeout: Double, allowLocalAddresses: Bool = false, json: Bool) async throws -> String {
-    let client = NTPClient(addressPolicy: allowLocalAddresses ? .allowingLocal : .publicOnly)
+    let client = NTPClient(timeBase: SystemTimeBase(), addressPolicy: allowLocalAddresses ? .allowingLocal : .publicOnly)
     let result = try await client.query(
         host: server.host, port: server.port, timeout: .seconds(double: timeout), samples: max(1, samples),
         interval: .milliseconds(250))

@@ -18,7 +18,7 @@ import FoundationNetworking
 func runWatch(_ options: WatchOptions) async throws -> Bool {
     let timeBase = BootSessionOverride.timeBase()
     let http = WatchHTTP()
-    var timeSources: [any TimeSource] = []
+    var timeSources: [any SourceDriver] = []
     for source in options.sources {
         switch TimeServerURL.parse(source, command: "watch") {
         case .failure(let problem): throw CommandFailure.invalidArgument(problem.message, help: "Run 'timesync watch --help'.")
@@ -140,7 +140,7 @@ func runWatch(_ options: WatchOptions) async throws -> Bool {
 struct WatchHTTP {
     let client = HTTPTimeSource.makeClient()
 
-    func source(_ url: URL, timeBase: any TimeBase, timeout: Double) throws -> any TimeSource {
+    func source(_ url: URL, timeBase: any TimeBase, timeout: Double) throws -> any SourceDriver {
         try HTTPTimeSource(url: url.absoluteString, client: client, timeBase: timeBase, timeout: .seconds(double: timeout))
     }
 
@@ -151,7 +151,7 @@ struct WatchHTTP {
 struct WatchHTTP {
     let session = URLSession(configuration: .ephemeral)
 
-    func source(_ url: URL, timeBase: any TimeBase, timeout: Double) throws -> any TimeSource {
+    func source(_ url: URL, timeBase: any TimeBase, timeout: Double) throws -> any SourceDriver {
         URLSessionMeasuredSource(url: url, session: session, timeBase: timeBase)
     }
 
@@ -160,7 +160,7 @@ struct WatchHTTP {
 
 /// An HTTP server measured like `timesync query` measures it: the precise header when the server
 /// sends it, else the refined `Date`; the samples a strict majority agrees on.
-struct URLSessionMeasuredSource: TimeSource {
+struct URLSessionMeasuredSource: SourceDriver {
     let url: URL
     let session: URLSession
     let timeBase: any TimeBase

@@ -63,7 +63,7 @@ struct HTTPRetryLaterTests {
 
     /// A source that answers like an HTTP source facing a server that always says
     /// `429 Too Many Requests, Retry-After: 3600`.
-    final class TooManyRequestsSource: TimeSource {
+    final class TooManyRequestsSource: SourceDriver {
         let name = "busy.example"
         let reference = TimeReference.utc
         private let count = Locked(0)

@@ -62,7 +62,7 @@ import TimeSyncNTPServer
     }
 
     static func query(port: Int) async throws -> NTPQueryResult {
-        try await NTPClient().query(host: "127.0.0.1", port: port, timeout: .milliseconds(250), samples: 4, interval: .milliseconds(50))
+        try await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: port, timeout: .milliseconds(250), samples: 4, interval: .milliseconds(50))
     }
 
     /// `chronyd -Q` against our server whose clock runs 0.75 s behind: chrony reports the shift.

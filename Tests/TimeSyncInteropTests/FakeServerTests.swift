@@ -55,7 +55,7 @@ import TimeSyncNTPServer
     func clientRejectsCraftedReply(_ row: Case) async throws {
         let fake = try await FakeNTPServer.start(row.respond)
         do {
-            _ = try await NTPClient().exchange(with: fake.address, timeout: .milliseconds(300))
+            _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: fake.address, timeout: .milliseconds(300))
             Issue.record("\(row.name) was accepted")
         } catch let error as NTPReplyError {
             #expect(error.code == row.expected.code)
@@ -101,7 +101,7 @@ import TimeSyncNTPServer
             spoofed.originTimestamp = .zero
             return [spoofed.encoded(), goodReply(to: request, shift: .seconds(3)).encoded()]
         }
-        let reply = try await NTPClient().exchange(with: fake.address, timeout: .seconds(2))
+        let reply = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: fake.address, timeout: .seconds(2))
         let sample = try reply.sample(source: "fake")
         #expect(sample.offset.midpoint > 0)
         await fake.close()
@@ -112,7 +112,7 @@ import TimeSyncNTPServer
             let reply = goodReply(to: request).encoded()
             return [reply, reply, reply]
         }
-        _ = try await NTPClient().exchange(with: fake.address, timeout: .seconds(2))
+        _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: fake.address, timeout: .seconds(2))
         await fake.close()
     }
 }

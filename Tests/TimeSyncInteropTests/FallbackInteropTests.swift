@@ -148,14 +148,14 @@ struct LocalAddressInteropTests {
         try await withNTPServer(timeBase: SystemTimeBase()) { _, address in
             let port = try #require(address.port)
             let error = await expectThrows(NTPClientError.localAddresses) {
-                try await NTPClient().query(host: name, port: port, timeout: .seconds(1))
+                try await NTPClient(timeBase: SystemTimeBase()).query(host: name, port: port, timeout: .seconds(1))
             }
             #expect(error?.description.contains("127.") == true, "\(String(describing: error))")
-            let result = try await NTPClient(addressPolicy: .allowingLocal).query(host: name, port: port, timeout: .seconds(1))
+            let result = try await NTPClient(timeBase: SystemTimeBase(), addressPolicy: .allowingLocal).query(host: name, port: port, timeout: .seconds(1))
             #expect(result.address.hasPrefix("127."))
             // localhost and a literal need no opt-in.
-            _ = try await NTPClient().query(host: "localhost", port: port, timeout: .seconds(1))
-            _ = try await NTPClient().query(host: "127.0.0.1", port: port, timeout: .seconds(1))
+            _ = try await NTPClient(timeBase: SystemTimeBase()).query(host: "localhost", port: port, timeout: .seconds(1))
+            _ = try await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: port, timeout: .seconds(1))
         }
     }
 }

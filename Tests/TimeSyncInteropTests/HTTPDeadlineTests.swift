@@ -45,7 +45,7 @@ struct HTTPDeadlineTests {
         let server = try await StallingServer.start(sendHead: false)
         let client = HTTPTimeSource.makeClient()
         let source = try HTTPTimeSource(
-            url: "http://127.0.0.1:\(server.port)/", client: client, timeout: .milliseconds(300), logger: Logger(label: "test"))
+            url: "http://127.0.0.1:\(server.port)/", client: client, timeBase: SystemTimeBase(), timeout: .milliseconds(300), logger: Logger(label: "test"))
         await #expect(throws: (any Error).self) { try await source.exchange() }
         do {
             _ = try await source.exchange()

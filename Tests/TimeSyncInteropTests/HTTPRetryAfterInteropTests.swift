@@ -46,7 +46,7 @@ struct HTTPRetryAfterInteropTests {
     func tooManyRequests() async throws {
         try await Self.withServer(status: .tooManyRequests, headers: [.retryAfter: "3600"]) { port, requests in
             let client = HTTPTimeSource.makeClient()
-            let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client)
+            let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, timeBase: SystemTimeBase())
             do {
                 _ = try await source.measure(timeout: .seconds(5))
                 Issue.record("a 429 gave a sample")
@@ -69,7 +69,7 @@ struct HTTPRetryAfterInteropTests {
         try await Self.withServer(status: .tooManyRequests, headers: [.retryAfter: "3600"]) { port, requests in
             let session = URLSession(configuration: .ephemeral)
             defer { session.invalidateAndCancel() }
-            let source = URLSessionTimeSource(url: URL(string: "http://127.0.0.1:\(port)/time")!, session: session)
+            let source = URLSessionTimeSource(url: URL(string: "http://127.0.0.1:\(port)/time")!, session: session, timeBase: SystemTimeBase())
             let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
             let typed = try #require(error)
             #expect(typed.status == 429 && typed.retryAfter == .seconds(3600))
@@ -84,7 +84,7 @@ struct HTTPRetryAfterInteropTests {
         let later = HTTPDate.imfFixdate(SystemTimeBase().wallNow().advanced(by: .seconds(120)))
         try await Self.withServer(status: .serviceUnavailable, headers: [.retryAfter: later]) { port, requests in
             let client = HTTPTimeSource.makeClient()
-            let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, policy: .dateOnly)
+            let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, policy: .dateOnly, timeBase: SystemTimeBase())
             let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
             let wait = try #require(error?.retryAfter)
             #expect(wait > .seconds(115) && wait <= .seconds(121), "\(wait)")
@@ -93,7 +93,7 @@ struct HTTPRetryAfterInteropTests {
         }
         try await Self.withServer(status: .tooManyRequests, headers: [:]) { port, _ in
             let client = HTTPTimeSource.makeClient()
-            let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client)
+            let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, timeBase: SystemTimeBase())
             let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
             #expect(source.pollOutcome(for: try #require(error)) == .slowDown(interval: nil))
             try await client.shutdown()

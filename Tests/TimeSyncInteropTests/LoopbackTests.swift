@@ -57,7 +57,7 @@ struct LoopbackTests {
             let http = HTTPTimeSource.makeClient()
             defer { _ = http.shutdown() }
             let source = try HTTPTimeSource(
-                url: "http://127.0.0.1:\(port)/time", client: http, policy: .dateOnly, logger: Logger(label: "client"))
+                url: "http://127.0.0.1:\(port)/time", client: http, policy: .dateOnly, timeBase: SystemTimeBase(), logger: Logger(label: "client"))
             let exchange = try await source.exchange()
             #expect(exchange.hasTimeHeader)
             #expect(try exchange.result.get().scheme == .date)
@@ -66,9 +66,9 @@ struct LoopbackTests {
 
     @Test("invalid URLs and sample counts are typed errors")
     func invalidArguments() async throws {
-        expectThrows(HTTPTimeError.invalidURL) { try HTTPTimeSource(url: "ftp://example.com/", logger: Logger(label: "t")) }
-        expectThrows(HTTPTimeError.invalidURL) { try HTTPTimeSource(url: "/relative", logger: Logger(label: "t")) }
-        let source = try HTTPTimeSource(url: "http://127.0.0.1:9/", logger: Logger(label: "t"))
+        expectThrows(HTTPTimeError.invalidURL) { try HTTPTimeSource(url: "ftp://example.com/", timeBase: SystemTimeBase(), logger: Logger(label: "t")) }
+        expectThrows(HTTPTimeError.invalidURL) { try HTTPTimeSource(url: "/relative", timeBase: SystemTimeBase(), logger: Logger(label: "t")) }
+        let source = try HTTPTimeSource(url: "http://127.0.0.1:9/", timeBase: SystemTimeBase(), logger: Logger(label: "t"))
         #expect(source.source == "127.0.0.1:9")
         await expectThrows(HTTPTimeError.invalidArgument) { try await source.measure(samples: 0) }
     }

@@ -30,7 +30,7 @@ import FoundationNetworking
         let clock = ContinuousClock()
         let started = clock.now
         await expectThrows(NTPClientError.timeout) {
-            try await NTPClient().samples(of: server, source: "silent", timeout: .seconds(1), samples: 4, interval: .milliseconds(250))
+            try await NTPClient(timeBase: SystemTimeBase()).samples(of: server, source: "silent", timeout: .seconds(1), samples: 4, interval: .milliseconds(250))
         }
         let elapsed = clock.now - started
         print("NTP measurement, 4 requests to a silent server, 1 s timeout: ended after \(elapsed)")
@@ -46,7 +46,7 @@ import FoundationNetworking
         defer { server.stop() }
         let client = HTTPTimeSource.makeClient()
         defer { _ = client.shutdown() }
-        let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/", client: client, timeout: .seconds(5), logger: Logger(label: "test"))
+        let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/", client: client, timeBase: SystemTimeBase(), timeout: .seconds(5), logger: Logger(label: "test"))
         let clock = ContinuousClock()
         let started = clock.now
         let samples = try await source.measure(timeout: .seconds(1))
@@ -70,7 +70,7 @@ import FoundationNetworking
             return
         }
         defer { Task { await v6.close() } }
-        let source = NTPTimeSource(NTPServerAddress(host: "localhost", port: port))
+        let source = NTPTimeSource(NTPServerAddress(host: "localhost", port: port), timeBase: SystemTimeBase())
         let clock = ContinuousClock()
         let started = clock.now
         await expectThrows(NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
@@ -89,7 +89,7 @@ import FoundationNetworking
         let silentPort = try #require(silent.address.port)
         try await NTSInteropTests.withOurServers(shift: .zero, credentials: credentials, ntpPort: { _ in silentPort }) { _, _, kePort in
             let source = NTSTimeSource(
-                host: "127.0.0.1", port: kePort, configuration: .init(trust: .init(additionalAuthorities: [credentials.certificate])))
+                host: "127.0.0.1", port: kePort, timeBase: SystemTimeBase(), configuration: .init(trust: .init(additionalAuthorities: [credentials.certificate])))
             let clock = ContinuousClock()
             let started = clock.now
             await expectThrows(NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
@@ -119,7 +119,7 @@ import FoundationNetworking
     func aURLSessionMeasurementEndsWithinItsTimeout() async throws {
         let (server, port) = try await InteropTests().startPythonServer(delay: 0.6)
         defer { server.stop() }
-        let source = URLSessionDateSource(url: try #require(URL(string: "http://127.0.0.1:\(port)/")), requestsPerMeasurement: 5)
+        let source = URLSessionDateSource(url: try #require(URL(string: "http://127.0.0.1:\(port)/")), requestsPerMeasurement: 5, timeBase: SystemTimeBase())
         let clock = ContinuousClock()
         let started = clock.now
         let outcome: Result<[OffsetSample], any Error>

@@ -28,7 +28,7 @@ import TimeSyncNTPServer
     func oneLyingReplyOfFourIsOutvoted(_ shifts: [Duration]) async throws {
         let fake = try await FakeNTPServer.start(Self.shifted(shifts))
         defer { Task { await fake.close() } }
-        let result = try await NTPClient().query(
+        let result = try await NTPClient(timeBase: SystemTimeBase()).query(
             host: "127.0.0.1", port: fake.address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(10))
         #expect(result.samples.count == 3)
         #expect(result.bounds.contains(0), "\(result.bounds)")
@@ -39,7 +39,7 @@ import TimeSyncNTPServer
         let fake = try await FakeNTPServer.start(Self.shifted([Self.lie, Self.lie, .zero, .zero]))
         defer { Task { await fake.close() } }
         let error = await expectThrows(SampleConsensusError(largestAgreeing: 2, total: 4)) {
-            try await NTPClient().query(
+            try await NTPClient(timeBase: SystemTimeBase()).query(
                 host: "127.0.0.1", port: fake.address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(10))
         }
         #expect(error?.largestAgreeing == 2 && error?.total == 4)
@@ -57,7 +57,7 @@ import TimeSyncNTPServer
         }
         defer { Task { await fake.close() } }
         do {
-            _ = try await NTPClient().exchange(with: fake.address, timeout: .seconds(2))
+            _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: fake.address, timeout: .seconds(2))
             Issue.record("an unsynchronized reply was accepted")
         } catch let error as NTPReplyError {
             #expect(error.code == .unsynchronized)
@@ -74,7 +74,7 @@ import TimeSyncNTPServer
         }
         defer { Task { await fake.close() } }
         do {
-            _ = try await NTPClient().exchange(with: fake.address, timeout: .milliseconds(300))
+            _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: fake.address, timeout: .milliseconds(300))
             Issue.record("an oversize reply was taken")
         } catch let error as NTPClientError {
             #expect(error.code == .timeout)
@@ -83,7 +83,7 @@ import TimeSyncNTPServer
         // The same reply at its size is taken: the size alone made the difference.
         let honest = try await FakeNTPServer.start { request in [goodReply(to: request).encoded()] }
         defer { Task { await honest.close() } }
-        _ = try await NTPClient().exchange(with: honest.address, timeout: .seconds(2))
+        _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: honest.address, timeout: .seconds(2))
     }
 
     /// A closed port answers with ICMP port-unreachable: the query says so at once instead of
@@ -95,7 +95,7 @@ import TimeSyncNTPServer
         let timeBase = SystemTimeBase()
         let started = timeBase.monotonicNow()
         do {
-            _ = try await NTPClient().query(host: "127.0.0.1", port: port, timeout: .seconds(5), samples: 4)
+            _ = try await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: port, timeout: .seconds(5), samples: 4)
             Issue.record("a closed port answered")
         } catch let error as NTPClientError {
             #expect(error.code == .unreachable)
@@ -109,7 +109,7 @@ import TimeSyncNTPServer
         let fake = try await FakeNTPServer.start { _ in [] }
         defer { Task { await fake.close() } }
         do {
-            _ = try await NTPClient().query(
+            _ = try await NTPClient(timeBase: SystemTimeBase()).query(
                 host: "127.0.0.1", port: fake.address.port!, timeout: .milliseconds(200), samples: 2, interval: .milliseconds(10))
             Issue.record("a silent server answered")
         } catch let error as NTPClientError {

@@ -14,7 +14,7 @@ import TimeSyncNTPServer
     @Test func queryMeasuresAShiftedServer() async throws {
         let shift = Duration.milliseconds(-750)
         try await withNTPServer(timeBase: ShiftedTimeBase(shift: shift)) { _, address in
-            let result = try await NTPClient().query(host: "127.0.0.1", port: address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(20))
+            let result = try await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(20))
             let shiftNanoseconds = shift.nanosecondsClamped
             #expect(result.bounds.contains(shiftNanoseconds), "bounds \(result.bounds) miss the shift")
             #expect(abs((result.wallClockOffset - shift).nanosecondsClamped) < 2_000_000)
@@ -34,12 +34,12 @@ import TimeSyncNTPServer
         try await withNTPServer(configuration) { server, address in
             // Each exchange leaves from a fresh socket (a new source port), so the kernel spreads them.
             for _ in 0..<12 {
-                let reply = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+                let reply = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: address, timeout: .seconds(2))
                 #expect(reply.packet.mode == .server && reply.packet.stratum == 1)
             }
             // The 13th request, from yet another port, is over the one shared bucket of 12.
             await expectThrows(NTPReplyError.kissOfDeath) {
-                _ = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+                _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: address, timeout: .seconds(2))
             }
             let statistics = try await server.statistics()
             #expect(statistics.received == 13)
@@ -51,7 +51,7 @@ import TimeSyncNTPServer
     @Test func serverOverItsRateLimitSendsRate() async throws {
         let configuration = NTPServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0.001, rateLimitBurst: 2)
         try await withNTPServer(configuration) { server, address in
-            let client = NTPClient()
+            let client = NTPClient(timeBase: SystemTimeBase())
             _ = try await client.exchange(with: address, timeout: .seconds(2))
             _ = try await client.exchange(with: address, timeout: .seconds(2))
             do {
@@ -70,7 +70,7 @@ import TimeSyncNTPServer
     @Test func serverCanDropInsteadOfKissing() async throws {
         let configuration = NTPServerConfiguration(host: "127.0.0.1", port: 0, rateLimit: 0.001, rateLimitBurst: 1, overLimitAction: .drop)
         try await withNTPServer(configuration) { server, address in
-            let client = NTPClient()
+            let client = NTPClient(timeBase: SystemTimeBase())
             _ = try await client.exchange(with: address, timeout: .seconds(2))
             await expectThrows(NTPClientError.timeout) {
                 try await client.exchange(with: address, timeout: .milliseconds(200))
@@ -93,7 +93,7 @@ import TimeSyncNTPServer
                 try await socket.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: ByteBuffer(bytes: bytes)))
             }
             // A genuine request after the junk: once it is answered, the server has seen everything.
-            _ = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+            _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: address, timeout: .seconds(2))
             let statistics = try await server.statistics()
             #expect(statistics.received == 5)
             #expect(statistics.replied == 1)
@@ -126,7 +126,7 @@ import TimeSyncNTPServer
             }
             // Several samples, as for IPv4: the tightest exchange bounds the error, so one late
             // wake-up on a busy machine does not decide the figure.
-            let result = try await NTPClient().query(
+            let result = try await NTPClient(timeBase: SystemTimeBase()).query(
                 host: "::1", port: address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(20))
             #expect(result.address == "::1")
             #expect(result.bounds.contains(0), "bounds \(result.bounds) miss the true offset, 0")
@@ -138,7 +138,7 @@ import TimeSyncNTPServer
         let server = NTPServer(configuration: .init(host: "127.0.0.1", port: 0, localStratum: 1))
         let task = Task { try await server.run() }
         let address = try await server.localAddress()
-        _ = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+        _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: address, timeout: .seconds(2))
         task.cancel()
         try await task.value
         // The port is closed: the kernel answers port-unreachable, and the client says so at once
@@ -146,14 +146,14 @@ import TimeSyncNTPServer
         let timeBase = SystemTimeBase()
         let started = timeBase.monotonicNow()
         await expectThrows(NTPClientError.unreachable) {
-            try await NTPClient().exchange(with: address, timeout: .seconds(5))
+            try await NTPClient(timeBase: SystemTimeBase()).exchange(with: address, timeout: .seconds(5))
         }
         #expect(started.duration(to: timeBase.monotonicNow()) < .seconds(5))
     }
 
     @Test func dnsFailureIsAnError() async {
         await expectThrows(NTPClientError.dnsFailure) {
-            try await NTPClient().query(host: "no-such-host.invalid", timeout: .milliseconds(200))
+            try await NTPClient(timeBase: SystemTimeBase()).query(host: "no-such-host.invalid", timeout: .milliseconds(200))
         }
     }
 }

@@ -43,7 +43,7 @@ func clientRequest() -> [UInt8] {
             #expect(reply.rootDispersion.duration >= .seconds(16))
             // Our own client will not use it, and says why.
             await expectThrows(NTPReplyError.unsynchronized) {
-                _ = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+                _ = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: address, timeout: .seconds(2))
             }
         }
     }
@@ -52,7 +52,7 @@ func clientRequest() -> [UInt8] {
         let kernel = FakeKernelClock(.unknown)
         let server = NTPServer(configuration: .init(host: "127.0.0.1", port: 0, localStratum: 3), kernelClock: kernel)
         try await withRunning(server) { address in
-            let reply = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+            let reply = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: address, timeout: .seconds(2))
             #expect(reply.packet.leap == .noWarning)
             #expect(reply.packet.stratum == 3)
             #expect(reply.packet.referenceID == .local)
@@ -184,7 +184,7 @@ func clientRequest() -> [UInt8] {
         try await withRunning(server) { address in
             #expect(address.port == port)
             for _ in 0..<4 {
-                let reply = try await NTPClient().exchange(with: address, timeout: .seconds(2))
+                let reply = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: address, timeout: .seconds(2))
                 #expect(reply.packet.stratum == 1)
             }
         }
@@ -203,14 +203,14 @@ func clientRequest() -> [UInt8] {
         defer { chrony.stop() }
         var answered = false
         for _ in 0..<40 where !answered {
-            answered = (try? await NTPClient().query(host: "127.0.0.1", port: port, timeout: .milliseconds(250))) != nil
+            answered = (try? await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: port, timeout: .milliseconds(250))) != nil
             if !answered { try await Task.sleep(for: .milliseconds(100)) }
         }
         try #require(answered, "chronyd never answered: \(chrony.output)")
         await Self.expectRefused(port: port, threads: 2)
         await Self.expectRefused(port: port, threads: 1)
         // chronyd still answers every request: none went to a socket of ours.
-        let result = try await NTPClient().query(host: "127.0.0.1", port: port, timeout: .seconds(1), samples: 4, interval: .milliseconds(20))
+        let result = try await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: port, timeout: .seconds(1), samples: 4, interval: .milliseconds(20))
         #expect(result.stratum == 3 && result.samples.count == 4)
     }
 }

@@ -16,7 +16,7 @@ import TimeSyncTestSupport
         let server = try ChildProcess(binary, ["serve", "--ntp", "127.0.0.1:\(port)", "--local-stratum", "3"])
         var answered = false
         for _ in 0..<50 where !answered {
-            answered = (try? await NTPClient().exchange(
+            answered = (try? await NTPClient(timeBase: SystemTimeBase()).exchange(
                 with: try SocketAddress(ipAddress: "127.0.0.1", port: port), timeout: .milliseconds(200))) != nil
             if !answered { try await Task.sleep(for: .milliseconds(100)) }
         }

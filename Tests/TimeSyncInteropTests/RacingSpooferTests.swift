@@ -27,11 +27,11 @@ import TimeSyncTestSupport
         let fake = try await Self.racing(first: replies.0, second: replies.1)
         defer { Task { await fake.close() } }
         await expectThrows(NTPReplyError.conflictingReplies) {
-            try await NTPClient().exchange(with: fake.address, timeout: .seconds(2))
+            try await NTPClient(timeBase: SystemTimeBase()).exchange(with: fake.address, timeout: .seconds(2))
         }
         // One query of four samples: the first raced exchange ends it.
         await expectThrows(NTPReplyError.conflictingReplies) {
-            try await NTPClient().query(host: "127.0.0.1", port: fake.address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(10))
+            try await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: fake.address.port!, timeout: .seconds(2), samples: 4, interval: .milliseconds(10))
         }
     }
 
@@ -42,7 +42,7 @@ import TimeSyncTestSupport
             return [reply, reply]
         }
         defer { Task { await fake.close() } }
-        let reply = try await NTPClient().exchange(with: fake.address, timeout: .seconds(2))
+        let reply = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: fake.address, timeout: .seconds(2))
         #expect(reply.packet.stratum == 2)
     }
 

@@ -17,7 +17,7 @@ import TimeSyncNTPServer
             let relay = try await UDPRelay.start(
                 upstream: address,
                 configuration: UDPRelayConfiguration(upstreamDelay: .milliseconds(30), downstreamDelay: .milliseconds(5), jitter: .milliseconds(5), seed: 1))
-            let result = try await NTPClient().query(host: "127.0.0.1", port: relay.localAddress.port!, timeout: .seconds(2), samples: 2, interval: .milliseconds(10))
+            let result = try await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: relay.localAddress.port!, timeout: .seconds(2), samples: 2, interval: .milliseconds(10))
             // The relay cannot deliver early: the delay is at least the two fixed delays.
             #expect(result.delay >= .milliseconds(35))
             // An asymmetric path biases the midpoint but the bounds still hold the truth.
@@ -50,7 +50,7 @@ import TimeSyncNTPServer
         try await withNTPServer { _, address in
             let relay = try await UDPRelay.start(upstream: address, configuration: UDPRelayConfiguration(downstreamLoss: 1))
             await expectThrows(NTPClientError.timeout) {
-                try await NTPClient().exchange(with: relay.localAddress, timeout: .milliseconds(200))
+                try await NTPClient(timeBase: SystemTimeBase()).exchange(with: relay.localAddress, timeout: .milliseconds(200))
             }
             let statistics = try await relay.statistics()
             #expect(statistics.forwardedUpstream == 1)
@@ -63,7 +63,7 @@ import TimeSyncNTPServer
         try await withNTPServer { _, address in
             let relay = try await UDPRelay.start(
                 upstream: address, configuration: UDPRelayConfiguration(spikeProbability: 1, spikeDelay: .milliseconds(20)))
-            let reply = try await NTPClient().exchange(with: relay.localAddress, timeout: .seconds(2))
+            let reply = try await NTPClient(timeBase: SystemTimeBase()).exchange(with: relay.localAddress, timeout: .seconds(2))
             #expect(reply.requestSent.duration(to: reply.responseReceived) >= .milliseconds(40))
             #expect(try await relay.statistics().spikes == 2)
             try await relay.close()

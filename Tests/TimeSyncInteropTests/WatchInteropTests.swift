@@ -36,7 +36,7 @@ import TimeSyncTestSupport
             for port in ports {
                 var answered = false
                 for _ in 0..<50 where !answered {
-                    answered = (try? await NTPClient().query(host: "127.0.0.1", port: port, timeout: .milliseconds(200))) != nil
+                    answered = (try? await NTPClient(timeBase: SystemTimeBase()).query(host: "127.0.0.1", port: port, timeout: .milliseconds(200))) != nil
                     if !answered { try await Task.sleep(for: .milliseconds(100)) }
                 }
                 #expect(answered, "chronyd on port \(port) never answered")

@@ -1,7 +1,11 @@
 #if CLI
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking  // URLSession on Linux
+#endif
 import Testing
 import TimeSync
+import TimeSyncHTTP
 import TimeSyncTesting
 
 // The Swift blocks of TimeSync's articles (and TimeSyncTesting's), compiled as written with the
@@ -22,13 +26,14 @@ extension ServerClock {
 #endif
 
 @MainActor private func overview(
-    cacheURL: URL, sample: OffsetSample, saleStart: UnixTime, saleEnd: UnixTime, enableBuyButton: () -> Void, label: SnippetLabel
+    cacheURL: URL, saleStart: UnixTime, saleEnd: UnixTime, enableBuyButton: () -> Void, label: SnippetLabel
 ) async throws {
     // snippet: overview
-    let clock = ServerClock(store: FileCalibrationStore(url: cacheURL))
-
-    // Feed it samples from any transport: your API's responses, NTP, an HTTP Date header…
-    clock.calibrate(with: sample)
+    // Sources: your API (`TimeSync-Time`, a Unix timestamp header, `Date`), NTP, NTS, Roughtime, any HTTPS `Date`.
+    let sync = try TimeSynchronizer(
+        sources: [.api(URL(string: "https://api.example.com/time")!)], store: FileCalibrationStore(url: cacheURL))
+    sync.start()
+    let clock = sync.clock
 
     let reading = clock.reading()                      // estimate, earliest, latest, status
     if clock.position(in: saleStart..<saleEnd) == .within { enableBuyButton() }
@@ -168,10 +173,7 @@ private func boundsFloor(
     // snippet: testing-manual-time
     let base = ManualTimeBase()
     let clock = ServerClock(timeBase: base)
-    let serverTime = UnixTime(seconds: 1_790_000_000)
-    clock.calibrate(with: try OffsetSample.exchange(
-        source: "api", requestSent: base.monotonicNow(), serverReceive: serverTime,
-        serverTransmit: serverTime, responseReceived: base.monotonicNow()))
+    try clock.calibrate(to: UnixTime(seconds: 1_790_000_000), source: "api")   // as if "api" answered just now
     base.advance(by: .seconds(60))
     #expect(clock.reading().status == .synchronized)
     // end snippet

@@ -15,8 +15,8 @@ import TimeSyncHTTP
 
 private func quickStart() async throws {
     // snippet: quick-start
-    let api = URLSessionTimeSource(
-        url: URL(string: "https://api.example.com/time")!,
+    let api = TimeSource.api(
+        URL(string: "https://api.example.com/time")!,
         schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds), .date],
         reference: .service("api.example.com"))
     let sync = try TimeSynchronizer(sources: [api], store: UserDefaultsCalibrationStore())
@@ -57,8 +57,8 @@ private func quickStart() async throws {
 
 private func sourceHTTPAPI() throws {
     // snippet: source-http-api
-    let api = URLSessionTimeSource(
-        url: URL(string: "https://api.example.com/time")!,
+    let api = TimeSource.api(
+        URL(string: "https://api.example.com/time")!,
         schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds)],
         reference: .service("api.example.com"))
     let sync = try TimeSynchronizer(sources: [api])
@@ -68,18 +68,18 @@ private func sourceHTTPAPI() throws {
 
 private func sourceDateRefinement(clock: ServerClock) async throws {
     // snippet: source-date-refinement
-    let client = HTTPTimeSource.makeClient()        // no redirects, no connection retries
-    let source = try HTTPTimeSource(url: "https://www.example.com/", client: client, policy: .dateOnly,
-                                    timeBase: clock.timeBase, logger: Logger(label: "time"))
-    let measurement = try await HTTPDateCalibrator(sources: [source], maxRequests: 10).run()
-    try await client.shutdown()
-    clock.calibrate(with: measurement)
+    let client = TimeSource.httpClient()        // no redirects, no connection retries
+    let sync = try TimeSynchronizer(sources: [
+        .https("https://www.example.com/", client: client), .https("https://www.example.org/", client: client),
+        .https("https://www.example.net/", client: client),
+    ])
+    sync.start()
     // end snippet
 }
 
 private func gettingStartedSync() async throws {
     // snippet: getting-started-sync
-    let api = URLSessionTimeSource(url: URL(string: "https://api.example.com/time")!, reference: .service("api"))
+    let api = TimeSource.api(URL(string: "https://api.example.com/time")!, reference: .service("api"))
     let sync = try TimeSynchronizer(sources: [api], store: UserDefaultsCalibrationStore())
     sync.start()
     if let reading = await sync.firstReading(timeout: .seconds(5)) {
@@ -105,13 +105,8 @@ private func gettingStartedClock() {
 private func gettingStartedLoad(clock: ServerClock, observer: HTTPTimeObserver) {
     // snippet: getting-started-load
     func load(_ request: URLRequest) async throws -> Data {
-        let (data, _, observation) = try await URLSession.shared.timeSyncData(for: request, observer: observer)
-        switch observation {
-        case .success(let observed):
-            clock.calibrate(with: observed.sample)
-        case .failure(let error):
-            clock.reject(source: observer.source, reason: error.description)
-        }
+        // Calibrates the clock from the response; one without a usable time leaves it as it was.
+        let (data, _) = try await URLSession.shared.data(for: request, calibrating: clock, observer: observer)
         return data
     }
     // end snippet
@@ -123,21 +118,17 @@ private func httpObserver(request: URLRequest) async throws {
     let clock = ServerClock()
     let observer = HTTPTimeObserver(source: "api.example.com", timeBase: clock.timeBase)
 
-    let (data, _, observation) = try await URLSession.shared.timeSyncData(for: request, observer: observer)
-    if case .success(let observed) = observation { clock.calibrate(with: observed.sample) }
+    let (data, _) = try await URLSession.shared.data(for: request, calibrating: clock, observer: observer)
     // end snippet
     _ = data
 }
 
 private func asyncHTTPClientMeasure() async throws {
     // snippet: async-http-client-measure
-    let clock = ServerClock()
-    let client = HTTPTimeSource.makeClient()
-    let source = try HTTPTimeSource(url: "https://api.example.com/time", client: client,
-                                    timeBase: clock.timeBase, logger: Logger(label: "time"))
-    let measurement = try await source.measure(samples: 8)
-    try await client.shutdown()
-    clock.calibrate(with: measurement)                // from TimeSyncHTTP
+    let client = TimeSource.httpClient()
+    let api = try TimeSource.api("https://api.example.com/time", client: client, logger: Logger(label: "time"))
+    let sync = try TimeSynchronizer(sources: [api])
+    sync.start()
     // end snippet
 }
 

@@ -156,7 +156,7 @@ package struct CalibrationState: Sendable {
         calibration = restored
         isRestored = true
         status = status(of: restored)
-        return Change(events: [.restored(restored)], published: PublishedModel(status: status, model: restored.model, restored: true))
+        return Change(events: [.restored(sources: restored.sources)], published: PublishedModel(status: status, model: restored.model, restored: true))
     }
 
     /// Applies an estimator change and works out the status, events and model it leads to.

@@ -2,7 +2,7 @@ extension ServerClock {
     /// Settings of a ``ServerClock``.
     public struct Configuration: Sendable, Hashable {
         /// Estimator settings: drift bound, window, source timeout.
-        public var estimator: EstimatorConfiguration
+        package var estimator: EstimatorConfiguration
         /// A recalibration that moves the estimate by more than this emits
         /// ``ServerClockEvent/offsetChanged(by:)``. Default 1 ms.
         public var offsetChangeThreshold: Duration
@@ -30,7 +30,20 @@ extension ServerClock {
 
         /// Creates a configuration.
         public init(
-            estimator: EstimatorConfiguration = .init(),
+            offsetChangeThreshold: Duration = .milliseconds(1),
+            wallClockChangeThreshold: Duration = .seconds(1),
+            minimumAgreeingSources: Int = 1,
+            persistence: PersistencePolicy = .init(),
+            restorableSources: Set<String>? = nil
+        ) {
+            self.init(
+                estimator: .init(), offsetChangeThreshold: offsetChangeThreshold, wallClockChangeThreshold: wallClockChangeThreshold,
+                minimumAgreeingSources: minimumAgreeingSources, persistence: persistence, restorableSources: restorableSources)
+        }
+
+        /// A configuration with estimator settings of the caller's.
+        package init(
+            estimator: EstimatorConfiguration,
             offsetChangeThreshold: Duration = .milliseconds(1),
             wallClockChangeThreshold: Duration = .seconds(1),
             minimumAgreeingSources: Int = 1,

@@ -69,7 +69,7 @@ extension ServerClock {
     package var suspectSamples: [OffsetSample] { state.withLock { $0.calibration.estimator.suspectSamples } }
 
     /// The current calibration, if any (the last good one while sources disagree).
-    public var calibration: Calibration? { state.withLock { $0.calibration.calibration } }
+    package var calibration: Calibration? { state.withLock { $0.calibration.calibration } }
 
     /// Where the server time now stands relative to a window (a promotion's start and end).
     public func position(in window: Range<UnixTime>) -> WindowPosition { reading().position(in: window) }

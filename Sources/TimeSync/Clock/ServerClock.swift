@@ -33,7 +33,7 @@ public final class ServerClock: Clock, Sendable {
     public let timeBase: any TimeBase
     /// How samples become a calibration: the clock starts from this estimator as given (and
     /// ``reset()`` returns to it).
-    public let initialEstimator: any OffsetEstimator
+    package let initialEstimator: any OffsetEstimator
     /// The settings.
     public let configuration: Configuration
     /// Where calibrations are saved and restored, if anywhere.
@@ -64,9 +64,22 @@ public final class ServerClock: Clock, Sendable {
     ///     the Keychain on Apple platforms, a private key file on Linux). Without a key the store is
     ///     not read, with a warning, and each write asks for the key again.
     ///   - onWarning: Receives warnings (an unusable store) — bridge it to your logger.
-    public init(
+    public convenience init(
         timeBase: any TimeBase = SystemTimeBase(),
-        estimator: (any OffsetEstimator)? = nil,
+        configuration: Configuration = .init(),
+        store: (any CalibrationStore)? = nil,
+        keyProvider: (any CalibrationKeyProvider)? = nil,
+        onWarning: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.init(
+            timeBase: timeBase, estimator: nil, configuration: configuration, store: store, keyProvider: keyProvider,
+            onWarning: onWarning)
+    }
+
+    /// A clock over an estimator of the caller's (the simulator compares strategies this way).
+    package init(
+        timeBase: any TimeBase,
+        estimator: (any OffsetEstimator)?,
         configuration: Configuration = .init(),
         store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil,
@@ -107,14 +120,14 @@ public final class ServerClock: Clock, Sendable {
     /// estimator as history (kept only where they agree with the new sample); until then restored
     /// samples count for nothing against fresh ones: the first fresh outcome replaces the restored
     /// calibration, and the status is decided by the sources that answered.
-    public func calibrate(with sample: OffsetSample) {
+    package func calibrate(with sample: OffsetSample) {
         calibrate(with: [sample])
     }
 
     /// Feeds one measurement's samples to the estimator at once, in order, and publishes the result
     /// once: one vote across sources, one set of events, one persistence decision. What
     /// ``calibrate(with:)-(OffsetSample)`` does for one sample.
-    public func calibrate(with samples: [OffsetSample]) {
+    package func calibrate(with samples: [OffsetSample]) {
         take(samples)
     }
 

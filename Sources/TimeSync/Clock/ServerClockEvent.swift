@@ -17,7 +17,7 @@ public enum ServerClockEvent: Sendable, Hashable {
     /// A stored calibration was restored at start. The clock's initializer restores before anyone can
     /// subscribe, so a subscriber sees this only from a later restore; check ``ServerClock/isSynchronized``
     /// after creating the clock instead.
-    case restored(Calibration)
+    case restored(sources: [String])
     /// A stored calibration was not used (another boot session, unreadable or corrupt). Sent while the
     /// clock is created, before anyone can subscribe: the initializer's `onWarning` receives it.
     case storeIgnored(reason: String)

@@ -6,23 +6,23 @@
 ///   `s = min(slew.rate·Δ, slew.limit)` allows for a server whose clock is being slewed (``slew``);
 /// - estimate: `estimate + rate.estimate·Δ`, clamped into the bounds.
 /// Reading it is a handful of arithmetic operations: ``ServerClock/now`` does exactly this.
-public struct Calibration: Sendable, Hashable, Codable {
+package struct Calibration: Sendable, Hashable, Codable {
     /// The anchor: the monotonic instant the bounds refer to.
-    public var time: MonotonicInstant
+    package var time: MonotonicInstant
     /// Hard bounds on θ at ``time``, in nanoseconds.
-    public var offset: OffsetInterval
+    package var offset: OffsetInterval
     /// The best estimate of θ at ``time``, in nanoseconds; inside ``offset``.
-    public var estimate: Int64
+    package var estimate: Int64
     /// Bounds and estimate of the rate at which θ changes (the local clock's frequency error).
-    public var rate: RateInterval
+    package var rate: RateInterval
     /// The sources that agreed on this calibration.
-    public var sources: [String]
+    package var sources: [String]
     /// How far the servers' clocks may move off their steady rate after ``time`` (a time daemon
     /// slewing them): the bounds widen by it as well.
-    public var slew: SlewAllowance
+    package var slew: SlewAllowance
 
     /// Creates a calibration; the estimate is clamped into the bounds.
-    public init(
+    package init(
         time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval, sources: [String],
         slew: SlewAllowance = .none
     ) {
@@ -37,7 +37,7 @@ public struct Calibration: Sendable, Hashable, Codable {
     /// Decodes a calibration through the same checks as a computed one: the anchor inside
     /// ``SampleLimits/monotonicInstants``, a rate within the 1 % drift cap, the estimate clamped into
     /// the bounds.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let time = try container.decode(MonotonicInstant.self, forKey: .time)
         let rate = try container.decode(RateInterval.self, forKey: .rate)
@@ -55,11 +55,11 @@ public struct Calibration: Sendable, Hashable, Codable {
     }
 
     /// The linear model alone (no source names): what ``ServerClock`` publishes to its readers.
-    public var model: OffsetModel { OffsetModel(time: time, offset: offset, estimate: estimate, rate: rate, slew: slew) }
+    package var model: OffsetModel { OffsetModel(time: time, offset: offset, estimate: estimate, rate: rate, slew: slew) }
 
     /// The estimate and bounds of θ at a monotonic instant.
     /// - Complexity: O(1), no allocation.
-    public func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
+    package func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
         model.offset(at: instant)
     }
 }

@@ -1,14 +1,14 @@
 /// Settings shared by the estimators.
-public struct EstimatorConfiguration: Sendable, Hashable, Codable {
+package struct EstimatorConfiguration: Sendable, Hashable, Codable {
     /// The largest frequency error the local monotonic clock may have, dimensionless (at most 1 %). Bounds widen at
     /// this rate until the rate itself is measured. Default 100 ppm (1e-4), the usual bound for a
     /// quartz oscillator over temperature (and NTP's `PHI` is 15 ppm for a disciplined clock).
-    public var maxDrift: Double = 100e-6 {
+    package var maxDrift: Double = 100e-6 {
         didSet { maxDrift = Self.capped(maxDrift, otherwise: 100e-6) }
     }
     /// How much the local clock's rate may wander from its measured value (temperature, ageing),
     /// added to measured rate bounds on both sides. Default 2 ppm.
-    public var rateWander: Double = 2e-6 {
+    package var rateWander: Double = 2e-6 {
         didSet { rateWander = Self.capped(rateWander, otherwise: 2e-6) }
     }
     /// How fast a server's own clock may be slewed by its time daemon, dimensionless (at most 1 %).
@@ -17,33 +17,33 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     /// 500 ppm, ntpd's largest slew rate. 0 gives bounds that assume a steady server, as NTP's error
     /// bounds do: tighter between samples, but a slewing server then moves outside them until its
     /// samples contradict the earlier ones (``EstimatorOutcome/contradicted(_:)``).
-    public var serverSlew: Double = 500e-6 {
+    package var serverSlew: Double = 500e-6 {
         didSet { serverSlew = Self.capped(serverSlew, otherwise: 500e-6) }
     }
     /// The largest correction a server's time daemon slews rather than steps: the most
     /// ``serverSlew`` ever adds to a bound. Default 128 ms (ntpd steps larger corrections); at most
     /// one second.
-    public var serverSlewLimit: Duration = .milliseconds(128)
+    package var serverSlewLimit: Duration = .milliseconds(128)
     /// ``serverSlew`` and ``serverSlewLimit`` together, as the estimators apply them.
-    public var slewAllowance: SlewAllowance {
+    package var slewAllowance: SlewAllowance {
         SlewAllowance(rate: serverSlew, limit: serverSlewLimit.nanosecondsClamped)
     }
     /// How many samples of each source the default strategy keeps. Default 64.
-    public var windowSize: Int = 64 {
+    package var windowSize: Int = 64 {
         didSet { windowSize = max(1, windowSize) }
     }
     /// A source whose newest sample is this much older than the newest sample of any source is
     /// dropped as lost. Default one hour.
-    public var sourceTimeout: Duration = .seconds(3600)
+    package var sourceTimeout: Duration = .seconds(3600)
 
     /// The sources whose replies are signed (Roughtime, NTS): together they bound what the others
     /// may claim. A source whose interval lies outside the region the authenticated sources agree on
     /// is a falseticker however many sources vote with it; with none named, every source is one vote.
-    /// A ``TimeSynchronizer`` fills this from its sources' ``TimeSource/isAuthenticated``.
-    public var authenticatedSources: Set<String> = []
+    /// A ``TimeSynchronizer`` fills this from its sources' ``SourceDriver/isAuthenticated``.
+    package var authenticatedSources: Set<String> = []
 
     /// Creates a configuration.
-    public init(
+    package init(
         maxDrift: Double = 100e-6, rateWander: Double = 2e-6, windowSize: Int = 64, sourceTimeout: Duration = .seconds(3600),
         serverSlew: Double = 500e-6, serverSlewLimit: Duration = .milliseconds(128), authenticatedSources: Set<String> = []
     ) {
@@ -57,7 +57,7 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     }
 
     /// The cap on ``maxDrift`` and ``rateWander``: 1 %.
-    public static let driftLimit = 0.01
+    package static let driftLimit = Double.driftLimit
 
     /// A drift or wander as set: its magnitude up to ``driftLimit``, `fallback` when not finite. A
     /// clock off by more than 1 % is broken, not drifting; the cap also keeps rate × elapsed
@@ -67,7 +67,7 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     }
 
     /// Decodes a configuration through the same caps as ``init(maxDrift:rateWander:windowSize:sourceTimeout:serverSlew:serverSlewLimit:authenticatedSources:)``.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             maxDrift: try container.decode(Double.self, forKey: .maxDrift),
@@ -80,5 +80,5 @@ public struct EstimatorConfiguration: Sendable, Hashable, Codable {
     }
 
     /// The prior on the rate: ±``maxDrift``.
-    public var ratePrior: RateInterval { .symmetric(maxDrift) }
+    package var ratePrior: RateInterval { .symmetric(maxDrift) }
 }

@@ -1,5 +1,5 @@
 /// What an estimator says after a change.
-public enum EstimatorOutcome: Sendable, Hashable {
+package enum EstimatorOutcome: Sendable, Hashable {
     /// Enough sources agree: here is the calibration.
     case calibrated(Calibration)
     /// Sources disagree and no majority agrees on a common interval: there is no trustworthy time.

@@ -20,9 +20,9 @@
 /// Roughtime, NTS) bound the vote: a source outside the region they agree on is a falseticker
 /// whatever the count. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority(sources:largestAgreeing:)``:
 /// no time is better than a wrong one.
-public struct IntersectionEstimator: OffsetEstimator {
+package struct IntersectionEstimator: OffsetEstimator {
     /// `intersection`.
-    public var name: String { "intersection" }
+    package var name: String { "intersection" }
 
     /// The per-source fit at the source's newest sample.
     struct SourceFit: Sendable, Hashable {
@@ -50,25 +50,25 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// The drift bound, window size and source timeout it works with.
-    public let configuration: EstimatorConfiguration
+    package let configuration: EstimatorConfiguration
     private var records: [String: SourceRecord] = [:]
     /// The number of the measurement being added: each ``add(_:)`` is one, each
     /// ``add(contentsOf:history:)`` one for all its samples.
     private var measurement: UInt64 = 0
 
     /// Creates an empty estimator.
-    public init(_ configuration: EstimatorConfiguration = .init()) {
+    package init(_ configuration: EstimatorConfiguration = .init()) {
         self.configuration = configuration
     }
 
-    public var samples: [OffsetSample] {
+    package var samples: [OffsetSample] {
         records.keys.sorted().flatMap { records[$0]!.window }
     }
 
     /// The sources the estimator currently follows.
-    public var sources: [String] { records.keys.sorted() }
+    package var sources: [String] { records.keys.sorted() }
 
-    public mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
+    package mutating func add(_ sample: OffsetSample) -> EstimatorOutcome {
         measurement &+= 1
         insert(sample)
         expireLostSources()
@@ -78,7 +78,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     /// Takes a measurement's samples in order, each into its source's window as ``add(_:)`` would,
     /// then each answering source's `history` (taken only where it agrees with the fresh samples),
     /// then votes once.
-    public mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
+    package mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
         guard !samples.isEmpty else { return nil }
         measurement &+= 1
         for sample in samples { insert(sample) }
@@ -118,7 +118,7 @@ public struct IntersectionEstimator: OffsetEstimator {
     /// window and fitted once, then the sources are combined once.
     /// - Complexity: O(n log n) for n samples, plus the per-source fits (quadratic in the window size,
     ///   a constant).
-    public mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome {
+    package mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome {
         var bySource: [String: [OffsetSample]] = [:]
         for sample in samples { bySource[sample.source, default: []].append(sample) }
         for (source, unsorted) in bySource {
@@ -169,11 +169,11 @@ public struct IntersectionEstimator: OffsetEstimator {
     }
 
     /// The samples of each source held as suspects (contradicting the source's window, unconfirmed).
-    public var suspectSamples: [OffsetSample] {
+    package var suspectSamples: [OffsetSample] {
         records.keys.sorted().flatMap { records[$0]!.suspects.map(\.sample) }
     }
 
-    public mutating func removeSource(_ source: String) -> EstimatorOutcome {
+    package mutating func removeSource(_ source: String) -> EstimatorOutcome {
         records[source] = nil
         return outcome()
     }

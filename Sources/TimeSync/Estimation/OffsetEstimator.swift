@@ -2,7 +2,7 @@
 ///
 /// Estimators are value types with no I/O, so a simulation can run several on the same sample
 /// stream and ``ServerClock`` keeps one behind its lock.
-public protocol OffsetEstimator: Sendable {
+package protocol OffsetEstimator: Sendable {
     /// Adds a sample and returns the new outcome.
     mutating func add(_ sample: OffsetSample) -> EstimatorOutcome
     /// Adds one measurement's samples, in order, and returns the outcome after the last (`nil` for
@@ -33,24 +33,24 @@ public protocol OffsetEstimator: Sendable {
 }
 
 extension OffsetEstimator {
-    public var name: String { String(describing: Self.self) }
+    package var name: String { String(describing: Self.self) }
 
-    public mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome {
+    package mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome {
         var outcome = EstimatorOutcome.noSamples
         for sample in samples.sorted(by: { $0.time < $1.time }) { outcome = add(sample) }
         return outcome
     }
 
-    public mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
+    package mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome? {
         var outcome: EstimatorOutcome?
         for sample in samples { outcome = add(sample) }
         return outcome
     }
 
     /// Adds one measurement's samples, with no history.
-    public mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome? {
+    package mutating func add(contentsOf samples: [OffsetSample]) -> EstimatorOutcome? {
         add(contentsOf: samples, history: [])
     }
 
-    public var suspectSamples: [OffsetSample] { [] }
+    package var suspectSamples: [OffsetSample] { [] }
 }

@@ -1,20 +1,20 @@
 /// θ = server time − monotonic time as a linear model: the arithmetic of ``Calibration`` on plain
 /// values, cheap to copy and to evaluate.
-public struct OffsetModel: Sendable, Hashable {
+package struct OffsetModel: Sendable, Hashable {
     /// The anchor instant.
-    public var time: MonotonicInstant
+    package var time: MonotonicInstant
     /// Bounds on θ at the anchor.
-    public var offset: OffsetInterval
+    package var offset: OffsetInterval
     /// The estimate of θ at the anchor.
-    public var estimate: Int64
+    package var estimate: Int64
     /// The rate of change of θ.
-    public var rate: RateInterval
+    package var rate: RateInterval
     /// The servers' allowed departure from a steady rate, added to the bounds.
-    public var slew: SlewAllowance
+    package var slew: SlewAllowance
 
     /// Creates a model.
     @inlinable
-    public init(time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval, slew: SlewAllowance = .none) {
+    package init(time: MonotonicInstant, offset: OffsetInterval, estimate: Int64, rate: RateInterval, slew: SlewAllowance = .none) {
         self.time = time
         self.offset = offset
         self.estimate = estimate
@@ -25,7 +25,7 @@ public struct OffsetModel: Sendable, Hashable {
     /// The estimate and bounds of θ at a monotonic instant.
     /// - Complexity: O(1), no allocation.
     @inlinable
-    public func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
+    package func offset(at instant: MonotonicInstant) -> (estimate: Int64, bounds: OffsetInterval) {
         let elapsed = instant.nanoseconds.saturatingSubtract(time.nanoseconds)
         let bounds = rate.age(offset, by: Double(elapsed)).widened(by: slew.widening(over: elapsed))
         return (bounds.clamp(estimate.saturatingAdd(Int64.driftTerm(rate: rate.estimate, elapsed: elapsed))), bounds)
@@ -39,7 +39,7 @@ public struct OffsetModel: Sendable, Hashable {
     /// a nanosecond of exact).
     /// - Complexity: O(1): one multiplication.
     @inlinable
-    public func estimate(at instant: MonotonicInstant) -> Int64 {
+    package func estimate(at instant: MonotonicInstant) -> Int64 {
         let elapsed = instant.nanoseconds.saturatingSubtract(time.nanoseconds)
         guard elapsed >= 0 else { return offset(at: instant).estimate }
         return estimate.saturatingAdd(Int64.driftTerm(rate: rate.estimate, elapsed: elapsed))
@@ -47,7 +47,7 @@ public struct OffsetModel: Sendable, Hashable {
 
     /// The monotonic instant at which the estimated server time reaches `serverTime`
     /// (solves t + θ(t) = serverTime, ignoring clamping).
-    public func monotonicInstant(forServerTime serverTime: UnixTime) -> MonotonicInstant {
+    package func monotonicInstant(forServerTime serverTime: UnixTime) -> MonotonicInstant {
         let target = Double(serverTime.nanoseconds.saturatingSubtract(time.nanoseconds).saturatingSubtract(estimate))
         return MonotonicInstant(nanoseconds: time.nanoseconds.saturatingAdd(Int64(clamping: target / (1 + rate.estimate))))
     }

@@ -7,13 +7,13 @@
 /// the local clock's worst-case drift, Marzullo's algorithm finds the largest set that share an offset,
 /// and that set alone is combined by the default ``IntersectionEstimator``. With no strict majority
 /// (two against two, or every sample on its own) there is no answer: ``SampleConsensusError``.
-public struct SampleConsensus: Sendable, Hashable {
+package struct SampleConsensus: Sendable, Hashable {
     /// The combined bounds and estimate of the agreeing samples.
-    public var calibration: Calibration
+    package var calibration: Calibration
     /// The samples that agree, oldest first.
-    public var samples: [OffsetSample]
+    package var samples: [OffsetSample]
     /// The samples that contradict the majority, oldest first.
-    public var outliers: [OffsetSample]
+    package var outliers: [OffsetSample]
 
     /// Combines the samples of one measurement.
     /// - Parameters:
@@ -22,7 +22,7 @@ public struct SampleConsensus: Sendable, Hashable {
     /// - Returns: The majority's answer.
     /// - Throws: ``SampleConsensusError`` without samples, or when no strict majority agrees.
     /// - Complexity: O(n log n) for the selection, then the estimator's O(n²) fit.
-    public init(_ samples: [OffsetSample], configuration: EstimatorConfiguration = .init()) throws(SampleConsensusError) {
+    package init(_ samples: [OffsetSample], configuration: EstimatorConfiguration = .init()) throws(SampleConsensusError) {
         let ordered = samples.sorted { $0.time < $1.time }
         guard let newest = ordered.last else { throw SampleConsensusError(largestAgreeing: 0, total: 0) }
         let prior = configuration.ratePrior
@@ -52,7 +52,7 @@ public struct SampleConsensus: Sendable, Hashable {
     /// the same honest interval, however it weighs samples.
     /// - Parameter source: The source name the sample carries.
     /// - Throws: ``SampleError`` for a source name the samples could not have had.
-    public func refinedSample(source: String) throws(SampleError) -> OffsetSample {
+    package func refinedSample(source: String) throws(SampleError) -> OffsetSample {
         let newest = samples[samples.count - 1]
         let delay = samples.map(\.delay).min() ?? 0
         return try OffsetSample(

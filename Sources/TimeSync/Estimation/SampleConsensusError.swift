@@ -1,7 +1,7 @@
 /// The samples of a measurement contradict each other: no strict majority agrees on an offset.
-public struct SampleConsensusError: TimeSyncError {
+package struct SampleConsensusError: TimeSyncError {
     /// The kinds of measurement without a consensus.
-    public enum Code: Sendable, Hashable {
+    package enum Code: Sendable, Hashable {
         /// There was no sample.
         case noSamples
         /// No strict majority of the samples agrees (``SampleConsensusError/largestAgreeing`` of
@@ -10,20 +10,20 @@ public struct SampleConsensusError: TimeSyncError {
     }
 
     /// The size of the largest subset that agrees.
-    public var largestAgreeing: Int
+    package var largestAgreeing: Int
     /// How many samples there were.
-    public var total: Int
+    package var total: Int
 
     /// Creates the error.
-    public init(largestAgreeing: Int, total: Int) {
+    package init(largestAgreeing: Int, total: Int) {
         self.largestAgreeing = largestAgreeing
         self.total = total
     }
 
     /// Which kind of failure this is: `.noSamples` when ``total`` is zero.
-    public var code: Code { total == 0 ? .noSamples : .noMajority }
+    package var code: Code { total == 0 ? .noSamples : .noMajority }
 
-    public var description: String {
+    package var description: String {
         total == 0
             ? "no samples"
             : "samples contradict each other: at most \(largestAgreeing) of \(total) agree, no majority"

@@ -6,48 +6,48 @@ import Foundation
 /// The monotonic anchor only means something within the boot session that made it: after a reboot the
 /// stored calibration is discarded, and only its ``floor`` is kept. A store whose tag does not verify
 /// is discarded unread, floor and all.
-public struct PersistedCalibration: Sendable, Hashable, Codable {
+package struct PersistedCalibration: Sendable, Hashable, Codable {
     /// The format version this build writes and reads (2: authenticated).
-    public static let currentVersion = 2
+    package static let currentVersion = 2
     /// The largest store read: 1 MiB. A full window of every source fits many times over; a larger
     /// store is ignored unread.
-    public static let maximumSize = 1 << 20
+    package static let maximumSize = 1 << 20
     /// The most samples a store may hold: 4096.
-    public static let maximumSamples = 4096
+    package static let maximumSamples = 4096
 
     /// The format version.
-    public var version: Int
+    package var version: Int
     /// The boot session the monotonic instants belong to: the system's identifier in memory; in a
     /// sealed store its ``bootSessionTag(_:key:)``, so a store never holds the identifier itself (a
     /// device signal).
-    public var bootSessionID: String
+    package var bootSessionID: String
     /// When it was saved, on the monotonic clock.
-    public var savedAt: MonotonicInstant
+    package var savedAt: MonotonicInstant
     /// The strategy that produced it.
-    public var strategy: String
+    package var strategy: String
     /// The calibration at save time.
-    public var calibration: Calibration?
+    package var calibration: Calibration?
     /// The estimator's samples, replayed at restore so filtering and drift measurement go on.
-    public var samples: [OffsetSample]
+    package var samples: [OffsetSample]
     /// The highest server time the clock had vouched for by ``savedAt`` (in the boot session
     /// ``bootSessionID``): server time is at least this ever after, reboots included. `nil` when the
     /// clock had never been synchronized.
-    public var floor: UnixTime?
+    package var floor: UnixTime?
     /// The device's wall clock at ``savedAt``, when the saver read it: a store is restored in this
     /// boot session only if the monotonic time elapsed since the save is not longer than the wall
     /// time elapsed (with ``restoreTolerance(elapsed:)``), so a store from another monotonic epoch that shares
     /// the boot identifier (a time namespace) cannot pass as this one's.
-    public var savedAtWallClock: UnixTime?
+    package var savedAtWallClock: UnixTime?
 
     /// How much longer than the wall clock the monotonic clock may have run since a save before the
     /// store is taken for another monotonic epoch: 2 s, plus 0.1 % of the elapsed time (far beyond
     /// any clock's drift or a wall clock's slew).
-    public static func restoreTolerance(elapsed: Duration) -> Duration {
+    package static func restoreTolerance(elapsed: Duration) -> Duration {
         .seconds(2) + elapsed / 1000
     }
 
     /// Creates a snapshot in the current format.
-    public init(
+    package init(
         bootSessionID: String, savedAt: MonotonicInstant, strategy: String, calibration: Calibration?, samples: [OffsetSample],
         floor: UnixTime? = nil
     ) {
@@ -61,7 +61,7 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
     }
 
     /// The JSON bytes (unsealed: what ``sealed(key:)`` authenticates).
-    public func encoded() throws -> Data {
+    package func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(self)
@@ -70,7 +70,7 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
     /// The bytes a store holds: the JSON, with the boot session's identifier replaced by its
     /// ``bootSessionTag(_:key:)``, and its HMAC-SHA256 tag under `key`.
     /// - Parameter key: This install's key (at least 32 bytes).
-    public func sealed(key: [UInt8]) throws -> Data {
+    package func sealed(key: [UInt8]) throws -> Data {
         var stored = self
         stored.bootSessionID = Self.bootSessionTag(bootSessionID, key: key)
         return try SealedCalibration.seal(try stored.encoded(), key: key)
@@ -81,7 +81,7 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - bootSessionID: The system's boot session identifier.
     ///   - key: This install's key.
-    public static func bootSessionTag(_ bootSessionID: String, key: [UInt8]) -> String {
+    package static func bootSessionTag(_ bootSessionID: String, key: [UInt8]) -> String {
         SealedCalibration.tag(Data("timesync boot session\u{0}\(bootSessionID)".utf8), key: key).map { String(format: "%02x", $0) }.joined()
     }
 
@@ -90,14 +90,14 @@ public struct PersistedCalibration: Sendable, Hashable, Codable {
     /// - Parameters:
     ///   - content: The JSON to seal (normally ``encoded()``'s).
     ///   - key: The key.
-    public static func seal(content: Data, key: [UInt8]) throws -> Data {
+    package static func seal(content: Data, key: [UInt8]) throws -> Data {
         try SealedCalibration.seal(content, key: key)
     }
 
     /// The content of a store's bytes whose tag verifies under `key`: what ``seal(content:key:)``
     /// sealed.
     /// - Throws: An error saying why the bytes are not an authenticated store under this key.
-    public static func content(ofSealed data: Data, key: [UInt8]) throws -> Data {
+    package static func content(ofSealed data: Data, key: [UInt8]) throws -> Data {
         try SealedCalibration.open(data, key: key)
     }
 

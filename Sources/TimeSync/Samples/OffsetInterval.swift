@@ -3,28 +3,28 @@
 /// This is the one home of TimeSync's interval math: every sample, every strategy and every reading
 /// goes through it. An interval is never empty (`lower ≤ upper`); operations that could empty it
 /// return `nil` or throw.
-public struct OffsetInterval: Sendable, Hashable, Codable {
+package struct OffsetInterval: Sendable, Hashable, Codable {
     /// The smallest offset consistent with the observation, in nanoseconds.
-    public let lower: Int64
+    package let lower: Int64
     /// The largest offset consistent with the observation, in nanoseconds.
-    public let upper: Int64
+    package let upper: Int64
 
     /// Creates an interval.
     /// - Throws: ``SampleError`` `.emptyInterval` when `lower > upper`.
-    public init(lower: Int64, upper: Int64) throws(SampleError) {
+    package init(lower: Int64, upper: Int64) throws(SampleError) {
         guard lower <= upper else { throw SampleError(.emptyInterval) }
         self.lower = lower
         self.upper = upper
     }
 
     /// Decodes an interval, rejecting one whose lower bound exceeds its upper bound.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         try self.init(lower: container.decode(Int64.self, forKey: .lower), upper: container.decode(Int64.self, forKey: .upper))
     }
 
     /// An interval of a single point.
-    public init(exactly offset: Int64) {
+    package init(exactly offset: Int64) {
         lower = offset
         upper = offset
     }
@@ -37,46 +37,46 @@ public struct OffsetInterval: Sendable, Hashable, Codable {
     }
 
     /// The point in the middle: for a four-timestamp exchange, the classic NTP offset.
-    public var midpoint: Int64 { lower / 2 + upper / 2 + (lower % 2 + upper % 2) / 2 }
+    package var midpoint: Int64 { lower / 2 + upper / 2 + (lower % 2 + upper % 2) / 2 }
     /// The width, `upper − lower`.
-    public var width: Int64 { upper.saturatingSubtract(lower) }
+    package var width: Int64 { upper.saturatingSubtract(lower) }
     /// Half the width: the error bound around ``midpoint``.
-    public var halfWidth: Int64 { width / 2 + width % 2 }
+    package var halfWidth: Int64 { width / 2 + width % 2 }
 
     /// Whether `offset` lies inside the bounds.
-    public func contains(_ offset: Int64) -> Bool { lower <= offset && offset <= upper }
+    package func contains(_ offset: Int64) -> Bool { lower <= offset && offset <= upper }
 
     /// The interval grown by `amount` on both sides (a negative amount is treated as zero).
-    public func widened(by amount: Int64) -> OffsetInterval {
+    package func widened(by amount: Int64) -> OffsetInterval {
         widened(below: amount, above: amount)
     }
 
     /// The interval grown by `below` under its lower bound and `above` over its upper bound.
-    public func widened(below: Int64, above: Int64) -> OffsetInterval {
+    package func widened(below: Int64, above: Int64) -> OffsetInterval {
         OffsetInterval(
             uncheckedLower: lower.saturatingSubtract(max(0, below)), upper: upper.saturatingAdd(max(0, above)))
     }
 
     /// The interval moved by `amount`.
-    public func shifted(by amount: Int64) -> OffsetInterval {
+    package func shifted(by amount: Int64) -> OffsetInterval {
         OffsetInterval(uncheckedLower: lower.saturatingAdd(amount), upper: upper.saturatingAdd(amount))
     }
 
     /// The common part of two intervals, or `nil` when they are disjoint.
-    public func intersection(_ other: OffsetInterval) -> OffsetInterval? {
+    package func intersection(_ other: OffsetInterval) -> OffsetInterval? {
         let lo = max(lower, other.lower)
         let hi = min(upper, other.upper)
         return lo <= hi ? OffsetInterval(uncheckedLower: lo, upper: hi) : nil
     }
 
     /// The smallest interval holding both.
-    public func hull(_ other: OffsetInterval) -> OffsetInterval {
+    package func hull(_ other: OffsetInterval) -> OffsetInterval {
         OffsetInterval(uncheckedLower: min(lower, other.lower), upper: max(upper, other.upper))
     }
 
     /// `value` moved into the interval.
     @inlinable
-    public func clamp(_ value: Int64) -> Int64 { min(max(value, lower), upper) }
+    package func clamp(_ value: Int64) -> Int64 { min(max(value, lower), upper) }
 }
 
 extension OffsetInterval {
@@ -89,7 +89,7 @@ extension OffsetInterval {
     /// delay / 2, with delay = (t4 − t1) − (t3 − t2).
     /// - Throws: ``SampleError`` when the reply came before the request, the server answered before
     ///   it received, or the delay is negative.
-    public static func exchange(t1: Int64, t2: Int64, t3: Int64, t4: Int64) throws(SampleError) -> OffsetInterval {
+    package static func exchange(t1: Int64, t2: Int64, t3: Int64, t4: Int64) throws(SampleError) -> OffsetInterval {
         guard t4 >= t1 else { throw SampleError(.replyBeforeRequest) }
         guard t3 >= t2 else { throw SampleError(.serverTimestampsReversed) }
         let lower = t3.saturatingSubtract(t4)
@@ -105,7 +105,7 @@ extension OffsetInterval {
     /// `t4`. With `resolution` of one second this is an HTTP `Date` header; of one millisecond, a
     /// millisecond timestamp header.
     /// - Throws: ``SampleError`` when `t4 < t1` or the resolution is negative.
-    public static func timestamp(
+    package static func timestamp(
         _ serverTime: Int64, resolution: Int64, t1: Int64, t4: Int64
     ) throws(SampleError) -> OffsetInterval {
         guard t4 >= t1 else { throw SampleError(.replyBeforeRequest) }
@@ -118,7 +118,7 @@ extension OffsetInterval {
 
 extension OffsetInterval: CustomStringConvertible {
     /// The bounds in seconds: `[-0.001234567 s, +0.002345678 s]`.
-    public var description: String {
+    package var description: String {
         "[\(Self.seconds(lower)), \(Self.seconds(upper))]"
     }
 

@@ -3,25 +3,25 @@
 /// Every transport produces these (NTP exchanges, HTTP headers, a server's remaining-time value) and
 /// every estimator consumes them. Build them with the static constructors, which validate the
 /// timestamps and never produce an empty interval.
-public struct OffsetSample: Sendable, Hashable, Codable {
+package struct OffsetSample: Sendable, Hashable, Codable {
     /// The source (server) the sample came from: samples of one source are filtered together.
-    public var source: String
+    package var source: String
     /// Bounds on θ = server time − monotonic time, in nanoseconds, valid at ``time``.
-    public var offset: OffsetInterval
+    package var offset: OffsetInterval
     /// The monotonic instant the reply arrived (t4): the bounds refer to this instant.
-    public var time: MonotonicInstant
+    package var time: MonotonicInstant
     /// How long the exchange took on the local clock (t4 − t1), in nanoseconds. The local clock's
     /// drift during this span is added to the bounds by the estimators.
-    public var span: Int64
+    package var span: Int64
     /// Network delay: the round trip less the server's processing time, in nanoseconds.
-    public var delay: Int64
+    package var delay: Int64
 
     /// Creates a sample from already computed bounds, checked like any input (``SampleLimits``).
     /// - Throws: ``SampleError`` for an empty or overlong source name, an instant outside
     ///   ``SampleLimits/monotonicInstants``, a span outside `0...`\ ``SampleLimits/maximumSpan``, a
     ///   delay outside `0...span`, bounds wider than the limits allow, or bounds that put the server's
     ///   time outside ``SampleLimits/serverTimes``.
-    public init(source: String, offset: OffsetInterval, time: MonotonicInstant, span: Int64, delay: Int64) throws(SampleError) {
+    package init(source: String, offset: OffsetInterval, time: MonotonicInstant, span: Int64, delay: Int64) throws(SampleError) {
         guard !source.isEmpty else { throw SampleError(.emptySourceName) }
         guard source.utf8.count <= SampleLimits.maximumSourceNameLength else { throw SampleError(.sourceNameTooLong) }
         try SampleLimits.check(monotonic: time)
@@ -44,7 +44,7 @@ public struct OffsetSample: Sendable, Hashable, Codable {
 
     /// Decodes a sample (from a calibration store) through the same checks as a fresh one.
     /// - Throws: `DecodingError.dataCorrupted` wrapping the ``SampleError``.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         do {
             try self.init(
@@ -71,7 +71,7 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     ///     delay / 2 + root dispersion); widens the bounds on both sides.
     /// - Returns: θ ∈ [t3 − t4, t2 − t1] widened by `serverUncertainty`.
     /// - Throws: ``SampleError`` for inconsistent timestamps or a value outside ``SampleLimits``.
-    public static func exchange(
+    package static func exchange(
         source: String,
         requestSent: MonotonicInstant, serverReceive: UnixTime,
         serverTransmit: UnixTime, responseReceived: MonotonicInstant,
@@ -119,7 +119,7 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     /// between `requestSent` and `responseReceived`, so θ ∈ [S − t4, S + resolution − t1].
     /// - Throws: ``SampleError`` for `responseReceived < requestSent`, or a time, span or resolution
     ///   outside ``SampleLimits``.
-    public static func timestamp(
+    package static func timestamp(
         source: String, serverTime: UnixTime, resolution: Duration,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant
     ) throws(SampleError) -> OffsetSample {
@@ -136,7 +136,7 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     /// on the request (server processing time): t3 = `serverTime`, t2 = t3 − `processingTime`.
     /// - Throws: ``SampleError`` for a negative processing time, inconsistent timestamps or a value
     ///   outside ``SampleLimits``.
-    public static func stamped(
+    package static func stamped(
         source: String, serverTime: UnixTime, processingTime: Duration,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant,
         serverUncertainty: Duration = .zero
@@ -151,7 +151,7 @@ public struct OffsetSample: Sendable, Hashable, Codable {
     /// The bounds on θ at a later (or earlier) instant, when the local clock's rate error relative to the
     /// server lies in `rate` (dimensionless, e.g. ±100 ppm = ±1e-4); includes the drift during the
     /// exchange itself.
-    public func offset(at instant: MonotonicInstant, rate: RateInterval) -> OffsetInterval {
+    package func offset(at instant: MonotonicInstant, rate: RateInterval) -> OffsetInterval {
         let elapsed = Double(instant.nanoseconds.saturatingSubtract(time.nanoseconds))
         let during = rate.maxMagnitude * Double(span)
         return rate.age(offset, by: elapsed).widened(by: Int64(clamping: during.rounded(.up)))

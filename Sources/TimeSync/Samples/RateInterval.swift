@@ -2,16 +2,16 @@
 /// relative to the server, dimensionless (1e-6 is one part per million).
 ///
 /// A local clock that runs slow by 50 ppm makes θ grow by 50 µs per second: rate = +5e-5.
-public struct RateInterval: Sendable, Hashable, Codable {
+package struct RateInterval: Sendable, Hashable, Codable {
     /// The smallest rate consistent with the observations.
-    public let lower: Double
+    package let lower: Double
     /// The largest rate consistent with the observations.
-    public let upper: Double
+    package let upper: Double
     /// The best estimate, inside the bounds.
-    public let estimate: Double
+    package let estimate: Double
 
     /// Creates rate bounds; the estimate is clamped into them.
-    public init(lower: Double, upper: Double, estimate: Double? = nil) {
+    package init(lower: Double, upper: Double, estimate: Double? = nil) {
         precondition(lower <= upper, "empty rate interval")
         self.lower = lower
         self.upper = upper
@@ -27,7 +27,7 @@ public struct RateInterval: Sendable, Hashable, Codable {
     }
 
     /// Decodes rate bounds, rejecting empty or non-finite ones.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let lower = try container.decode(Double.self, forKey: .lower)
         let upper = try container.decode(Double.self, forKey: .upper)
@@ -39,18 +39,18 @@ public struct RateInterval: Sendable, Hashable, Codable {
     }
 
     /// Symmetric bounds of ±`maximum` around zero (the prior: the clock's specified tolerance).
-    public static func symmetric(_ maximum: Double) -> RateInterval {
+    package static func symmetric(_ maximum: Double) -> RateInterval {
         RateInterval(lower: -abs(maximum), upper: abs(maximum), estimate: 0)
     }
 
     /// The largest magnitude a rate in the bounds can have.
-    public var maxMagnitude: Double { max(abs(lower), abs(upper)) }
+    package var maxMagnitude: Double { max(abs(lower), abs(upper)) }
     /// The width of the bounds.
-    public var width: Double { upper - lower }
+    package var width: Double { upper - lower }
 
     /// The common part of two rate intervals, or `nil` when disjoint; the estimate is this one's,
     /// clamped.
-    public func intersection(_ other: RateInterval) -> RateInterval? {
+    package func intersection(_ other: RateInterval) -> RateInterval? {
         let lo = max(lower, other.lower)
         let hi = min(upper, other.upper)
         return lo <= hi ? RateInterval(lower: lo, upper: hi, estimate: estimate) : nil
@@ -63,7 +63,7 @@ public struct RateInterval: Sendable, Hashable, Codable {
     /// - Returns: Bounds on θ at the end, for any rate inside these bounds.
     /// - Complexity: O(1).
     @inlinable
-    public func age(_ interval: OffsetInterval, by elapsed: Double) -> OffsetInterval {
+    package func age(_ interval: OffsetInterval, by elapsed: Double) -> OffsetInterval {
         let (lo, hi) = elapsed >= 0 ? (lower * elapsed, upper * elapsed) : (upper * elapsed, lower * elapsed)
         let shiftedLower = interval.lower.saturatingAdd(Int64(clamping: lo.rounded(.down)))
         let shiftedUpper = interval.upper.saturatingAdd(Int64(clamping: hi.rounded(.up)))

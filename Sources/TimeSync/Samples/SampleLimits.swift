@@ -4,32 +4,32 @@
 /// ``SampleError``; arithmetic after the door saturates. The limits are far wider than anything a
 /// working server or network produces, and narrow enough that no sum or difference of admitted
 /// values can overflow `Int64` nanoseconds.
-public enum SampleLimits {
+package enum SampleLimits {
     /// Server times a sample may carry: 1900-01-01T00:00:00Z (the start of NTP era 0) up to, not
     /// including, 2200-01-01T00:00:00Z. A server claiming a time outside this range is broken or
     /// lying; ``SampleError/timeOutOfRange``.
-    public static let serverTimes: Range<UnixTime> =
+    package static let serverTimes: Range<UnixTime> =
         UnixTime(nanoseconds: -2_208_988_800 * 1_000_000_000)..<UnixTime(nanoseconds: 7_258_118_400 * 1_000_000_000)
 
     /// Monotonic instants a sample may carry: from boot (0) to 200 years of uptime. Clocks read by
     /// this library always lie inside; an instant outside came from a corrupt store.
-    public static let monotonicInstants: ClosedRange<Int64> = 0...(200 * 365 * 86_400 * 1_000_000_000)
+    package static let monotonicInstants: ClosedRange<Int64> = 0...(200 * 365 * 86_400 * 1_000_000_000)
 
     /// The longest exchange (t4 − t1) a sample may span: one hour. An exchange that took longer
     /// bounds nothing useful; ``SampleError/spanTooLong``.
-    public static let maximumSpan: Duration = .seconds(3600)
+    package static let maximumSpan: Duration = .seconds(3600)
 
     /// The largest uncertainty a server may claim for its own stamps: 16 s, NTP's `MAXDISP`. A server
     /// that far off its reference does not know the time; ``SampleError/uncertaintyOutOfRange``.
-    public static let maximumServerUncertainty: Duration = .seconds(16)
+    package static let maximumServerUncertainty: Duration = .seconds(16)
 
     /// The coarsest timestamp resolution a sample may have: one hour (an HTTP `Date` has one
     /// second); ``SampleError/negativeResolution`` below zero, ``SampleError/resolutionOutOfRange``
     /// above.
-    public static let maximumResolution: Duration = .seconds(3600)
+    package static let maximumResolution: Duration = .seconds(3600)
 
     /// The longest source name, in UTF-8 bytes: 1024; ``SampleError/sourceNameTooLong``.
-    public static let maximumSourceNameLength = 1024
+    package static let maximumSourceNameLength = 1024
 
     /// The widest interval a sample can have when every part is within its limit: the span, the
     /// resolution and twice the uncertainty.

@@ -6,21 +6,21 @@
 /// Bounds widened by this allowance hold through such a correction. The limit keeps the price
 /// bounded: a time daemon slews only corrections up to a limit (ntpd: 128 ms) and steps larger ones,
 /// which the estimators treat as steps.
-public struct SlewAllowance: Sendable, Hashable, Codable {
+package struct SlewAllowance: Sendable, Hashable, Codable {
     /// The largest slew rate, dimensionless (at most ``EstimatorConfiguration/driftLimit``).
-    public var rate: Double
+    package var rate: Double
     /// The largest total correction a slew makes, in nanoseconds (at most ``maximumLimit``).
-    public var limit: Int64
+    package var limit: Int64
 
     /// No allowance: a steady server.
-    public static let none = SlewAllowance(rate: 0, limit: 0)
+    package static let none = SlewAllowance(rate: 0, limit: 0)
 
     /// The cap on ``limit``: one second. A server that corrects more than this by slewing it runs
     /// far from true time for minutes: treat its corrections as steps.
-    public static let maximumLimit: Int64 = 1_000_000_000
+    package static let maximumLimit: Int64 = 1_000_000_000
 
     /// Creates an allowance; a rate that is not finite counts as zero, and both values are capped.
-    public init(rate: Double, limit: Int64) {
+    package init(rate: Double, limit: Int64) {
         self.rate = rate.isFinite ? min(abs(rate), EstimatorConfiguration.driftLimit) : 0
         self.limit = min(max(0, limit), Self.maximumLimit)
     }
@@ -33,7 +33,7 @@ public struct SlewAllowance: Sendable, Hashable, Codable {
     }
 
     /// Decodes an allowance through the same caps as ``init(rate:limit:)``.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(rate: try container.decode(Double.self, forKey: .rate), limit: try container.decode(Int64.self, forKey: .limit))
     }
@@ -41,7 +41,7 @@ public struct SlewAllowance: Sendable, Hashable, Codable {
     /// How far the server may have moved off its steady line over `elapsed` nanoseconds (either sign).
     /// - Complexity: O(1), no allocation.
     @inlinable
-    public func widening(over elapsed: Int64) -> Int64 {
+    package func widening(over elapsed: Int64) -> Int64 {
         guard limit > 0 else { return 0 }
         return min(limit, Int64(clamping: (rate * Double(elapsed.magnitude)).rounded(.up)))
     }

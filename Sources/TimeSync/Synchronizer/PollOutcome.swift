@@ -1,6 +1,6 @@
 /// What happened to one poll of a source, in the terms every protocol shares: each transport's errors
 /// say which of these they are (``SourceFailure``), so the synchronizer never reads a protocol's error.
-public enum PollOutcome: Sendable, Hashable {
+package enum PollOutcome: Sendable, Hashable {
     /// A usable reply.
     case sample
     /// No usable reply: timeout, network or DNS error, or a rejected reply. Back off and retry.
@@ -26,7 +26,7 @@ public enum PollOutcome: Sendable, Hashable {
     /// asks for more is asked again after a day, which keeps a source whose server misconfigured its
     /// `Retry-After` (or a hostile one) from going quiet forever, while any real maintenance window or
     /// rate limit fits.
-    public static let longestRetryAfter: Duration = .seconds(86_400)
+    package static let longestRetryAfter: Duration = .seconds(86_400)
 
     /// A wait a server asked for, brought within `0...longestRetryAfter`.
     package static func boundedRetryAfter(_ wait: Duration) -> Duration {
@@ -35,7 +35,7 @@ public enum PollOutcome: Sendable, Hashable {
 
     /// What an error from a source's measurement means for polling: the error's own account when it
     /// gives one (``SourceFailure``), else a failure.
-    public init(failure error: any Error) {
+    package init(failure error: any Error) {
         self = (error as? any SourceFailure)?.pollOutcome ?? .failure
     }
 }
@@ -43,7 +43,7 @@ public enum PollOutcome: Sendable, Hashable {
 /// An error that says what it means for polling the source that gave it, whatever the protocol: the
 /// one place each protocol's refusals (a Kiss-o'-Death, an HTTP `429`, an unsynchronized server) are
 /// read.
-public protocol SourceFailure: Error {
+package protocol SourceFailure: Error {
     /// What the error means for the schedule (never ``PollOutcome/sample``).
     var pollOutcome: PollOutcome { get }
     /// The protocol's word for the refusal, when the server sent one (`RATE`, `DENY`, `429`): shown in
@@ -52,5 +52,5 @@ public protocol SourceFailure: Error {
 }
 
 extension SourceFailure {
-    public var refusalCode: String? { nil }
+    package var refusalCode: String? { nil }
 }

@@ -1,4 +1,4 @@
-/// How often a synchronizer polls one source (an NTP server, an HTTP endpoint, any `TimeSource`).
+/// How often a synchronizer polls one source (an NTP server, an HTTP endpoint, any `SourceDriver`).
 public struct PollPolicy: Sendable, Hashable {
     /// The floor below which the steady poll interval never goes: 16 s (NTP's `MINPOLL`, 2⁴ s).
     public static let pollFloor: Duration = .seconds(16)

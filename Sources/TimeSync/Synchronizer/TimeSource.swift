@@ -1,47 +1,35 @@
-/// Which time a source tells: a synchronizer keeps one.
-public enum TimeReference: Sendable, Hashable, CustomStringConvertible {
-    /// UTC, as NTP servers and public HTTPS servers' `Date` headers tell it.
-    case utc
-    /// The time of one service of yours, whatever its clock says (the reference for sales and
-    /// countdowns that must agree with your backend): the name says which.
-    case service(String)
-
-    public var description: String {
-        switch self {
-        case .utc: "UTC"
-        case .service(let name): "the time of \(name)"
-        }
-    }
-}
-
-/// Where a ``TimeSynchronizer`` gets samples: one server, measured on demand. Transports implement it
-/// (an NTP server, an HTTP endpoint with the precise header or a refined `Date`); the synchronizer
-/// decides when to ask.
-public protocol TimeSource: Sendable {
-    /// The source's name; the samples it returns carry it.
-    var name: String { get }
+/// Where a ``TimeSynchronizer`` gets the time: one server. The transport modules make them:
+/// `.ntp(_:)` (TimeSyncNTP), `.api(_:)` and `.https(_:)` (TimeSyncHTTP), `.nts(_:)` (TimeSyncNTS),
+/// `.roughtime(_:)` (TimeSyncRoughtime).
+///
+/// A source reads the synchronizer's clocks: the ``TimeBase`` given to the synchronizer is the one
+/// its sources time their exchanges with.
+public struct TimeSource: Sendable, CustomStringConvertible {
+    /// The source's name, unique among a synchronizer's sources: diagnostics and events use it.
+    public let name: String
     /// Which time the source tells.
-    var reference: TimeReference { get }
-    /// Whether the source's replies are signed by the server (Roughtime, NTS), so that no one on the
-    /// path can forge them: such sources bound what unauthenticated ones may claim
-    /// (``EstimatorConfiguration/authenticatedSources``). `false` by default.
-    var isAuthenticated: Bool { get }
-    /// Measures the server once (one exchange or a short refinement), within `timeout` for the whole
-    /// of it.
-    /// - Returns: The samples, at least one.
-    /// - Throws: Any error; ``pollOutcome(for:)`` says what it means for the schedule.
-    func measure(timeout: Duration) async throws -> [OffsetSample]
-    /// What an error from ``measure(timeout:)`` means for polling. By default the error's own account
-    /// (``SourceFailure``: NTP's and NTS's kisses and unsynchronized replies, HTTP's `429` and `503`),
-    /// else a failure (back off and retry). A source whose errors are not ``SourceFailure``s can map
-    /// them here.
-    func pollOutcome(for error: any Error) -> PollOutcome
-}
+    public let reference: TimeReference
+    /// Whether the server signs its replies (NTS, Roughtime), so that no one on the path can forge
+    /// them. A signed source bounds what unsigned ones may claim.
+    public let isAuthenticated: Bool
+    private let make: @Sendable (any TimeBase) -> any SourceDriver
 
-extension TimeSource {
-    /// Unauthenticated.
-    public var isAuthenticated: Bool { false }
+    /// A source whose driver is made on the synchronizer's time base.
+    package init(_ make: @escaping @Sendable (any TimeBase) -> any SourceDriver) {
+        let probe = make(SystemTimeBase())
+        name = probe.name
+        reference = probe.reference
+        isAuthenticated = probe.isAuthenticated
+        self.make = make
+    }
 
-    /// The error's own account (``SourceFailure``), else a failure: back off and retry.
-    public func pollOutcome(for error: any Error) -> PollOutcome { PollOutcome(failure: error) }
+    /// A source over a driver as it is, whatever the synchronizer's time base.
+    package init(_ driver: any SourceDriver) {
+        self.init { _ in driver }
+    }
+
+    /// The driver that measures the server, reading `timeBase`'s clocks.
+    package func driver(on timeBase: any TimeBase) -> any SourceDriver { make(timeBase) }
+
+    public var description: String { name }
 }

@@ -26,7 +26,7 @@ extension TimeSynchronizer {
         /// When the clock's store is written.
         public var persistence: PersistencePolicy
         /// The clock's estimator settings: drift bound, slew allowance, window.
-        public var estimator: EstimatorConfiguration
+        package var estimator: EstimatorConfiguration
         /// How long the fallback sources wait for another source to answer, after the start or a
         /// resynchronization, before they are polled. Default 5 s. They join sooner when every other
         /// source's last poll failed on the way (no route, a network error), and on iOS, tvOS and
@@ -38,7 +38,19 @@ extension TimeSynchronizer {
         public init(
             targetError: Duration? = .milliseconds(250), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
             timeout: Duration = .seconds(5), maximumCalibrationAge: Duration = .seconds(3600),
-            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), estimator: EstimatorConfiguration = .init(),
+            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), fallbackAfter: Duration = .seconds(5)
+        ) {
+            self.init(
+                targetError: targetError, poll: poll, requestsPerHour: requestsPerHour, timeout: timeout,
+                maximumCalibrationAge: maximumCalibrationAge, minimumAgreeingSources: minimumAgreeingSources, persistence: persistence,
+                estimator: .init(), fallbackAfter: fallbackAfter)
+        }
+
+        /// A configuration with estimator settings of the caller's.
+        package init(
+            targetError: Duration? = .milliseconds(250), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
+            timeout: Duration = .seconds(5), maximumCalibrationAge: Duration = .seconds(3600),
+            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), estimator: EstimatorConfiguration,
             fallbackAfter: Duration = .seconds(5)
         ) {
             self.fallbackAfter = fallbackAfter

@@ -4,7 +4,7 @@
 /// starts over with a burst when the host says something changed.
 ///
 /// ```swift
-/// let sync = try TimeSynchronizer(sources: [NTPTimeSource(NTPServerAddress(host: "time.example.com"))])
+/// let sync = try TimeSynchronizer(sources: [.ntp("time.example.com"), .ntp("time2.example.com")])
 /// sync.start()
 /// if await sync.waitUntilSynchronized(timeout: .seconds(5)) { print(sync.clock.now) }
 /// ```
@@ -15,9 +15,9 @@ public final class TimeSynchronizer: Sendable {
     /// The clock kept calibrated.
     public let clock: ServerClock
     /// The sources, in the order given.
-    public let sources: [any TimeSource]
+    public let sources: [TimeSource]
     /// The sources polled only while ``sources`` are silent.
-    public let fallbackSources: [any TimeSource]
+    public let fallbackSources: [TimeSource]
     /// The settings.
     public let configuration: Configuration
     private let loop: SynchronizerLoop
@@ -38,7 +38,7 @@ public final class TimeSynchronizer: Sendable {
     ///   - onWarning: Receives warnings (an unusable store).
     /// - Throws: ``TimeSynchronizerError``.
     public init(
-        sources: [any TimeSource], fallbackSources: [any TimeSource] = [], configuration: Configuration = .init(),
+        sources: [TimeSource], fallbackSources: [TimeSource] = [], configuration: Configuration = .init(),
         timeBase: any TimeBase = SystemTimeBase(), store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil, onWarning: (@Sendable (String) -> Void)? = nil
     ) throws(TimeSynchronizerError) {
@@ -84,12 +84,24 @@ public final class TimeSynchronizer: Sendable {
                 start: timeBase.monotonicNow()),
             sources: all.map { source in
                 let timeout = configuration.timeout
-                return .init(name: source.name, measure: { try await source.measure(timeout: timeout) }, outcome: source.pollOutcome(for:))
+                let driver = source.driver(on: timeBase)
+                return .init(name: source.name, measure: { try await driver.measure(timeout: timeout) }, outcome: driver.pollOutcome(for:))
             },
             resolvesInPlace: true, followsClockError: true,
             onNotice: { notice in
                 if case .events(let events) = notice { for event in events { subscribers.emit(event) } }
             })
+    }
+
+    /// A synchronizer over transports' drivers as they are.
+    package convenience init(
+        sources: [any SourceDriver], fallbackSources: [any SourceDriver] = [], configuration: Configuration = .init(),
+        timeBase: any TimeBase, store: (any CalibrationStore)? = nil,
+        keyProvider: (any CalibrationKeyProvider)? = nil, onWarning: (@Sendable (String) -> Void)? = nil
+    ) throws(TimeSynchronizerError) {
+        try self.init(
+            sources: sources.map { TimeSource($0) }, fallbackSources: fallbackSources.map { TimeSource($0) }, configuration: configuration,
+            timeBase: timeBase, store: store, keyProvider: keyProvider, onWarning: onWarning)
     }
 
     /// Starts polling every source (a burst each). Calling it again does nothing.

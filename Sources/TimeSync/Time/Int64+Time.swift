@@ -43,7 +43,7 @@ extension Int64 {
     /// ``EstimatorConfiguration``); `nil` beyond, or not finite.
     @inlinable @inline(__always)
     package static func fixedPointRate(_ rate: Double) -> Int64? {
-        rate.magnitude <= EstimatorConfiguration.driftLimit ? Int64(rate * 0x1p62) : nil
+        rate.magnitude <= .driftLimit ? Int64(rate * 0x1p62) : nil
     }
 
     /// The drift term of an offset model, rate × elapsed nanoseconds, from a fixed-point rate (floored):
@@ -88,4 +88,10 @@ extension Duration {
     package static func seconds(double value: Double) -> Duration {
         .nanoseconds(Int64(clamping: value * 1e9))
     }
+}
+
+extension Double {
+    /// The largest drift or wander a configuration may set, 1 %: ``EstimatorConfiguration/driftLimit``.
+    @usableFromInline
+    static let driftLimit = 0.01
 }

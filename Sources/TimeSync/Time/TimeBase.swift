@@ -30,7 +30,7 @@ extension TimeBase {
 
     /// Reads the wall clock between two monotonic readings (see ``WallClockPair``); when a read is
     /// interrupted (a gap over 20 µs) it tries again, up to four times, and keeps the tightest.
-    public func wallClockPair() -> WallClockPair {
+    package func wallClockPair() -> WallClockPair {
         var best: WallClockPair?
         for _ in 0..<4 {
             let before = monotonicNow()

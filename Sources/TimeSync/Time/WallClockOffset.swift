@@ -1,19 +1,19 @@
 /// Server time − the device's wall clock, with hard bounds: what a one-shot measurement reports
 /// (`timesync query`, an NTP query, an HTTP measurement), in one definition for the library, the
 /// CLI's text and its JSON.
-public struct WallClockOffset: Sendable, Hashable {
+package struct WallClockOffset: Sendable, Hashable {
     /// The best estimate of server time − wall clock, positive when the server is ahead.
-    public var estimate: Duration
+    package var estimate: Duration
     /// Hard bounds on server time − wall clock, in nanoseconds.
-    public var bounds: OffsetInterval
+    package var bounds: OffsetInterval
     /// The device's wall clock the offset refers to.
-    public var deviceTime: UnixTime
+    package var deviceTime: UnixTime
 
     /// Converts a calibration (bounds on server − monotonic time) with a pair of clock readings.
     /// - Parameters:
     ///   - calibration: The calibration.
     ///   - pair: The wall clock read between two monotonic readings; take it right before use.
-    public init(_ calibration: Calibration, pair: WallClockPair) {
+    package init(_ calibration: Calibration, pair: WallClockPair) {
         let (theta, thetaBounds) = calibration.offset(at: pair.monotonic)
         let (estimate, bounds) = pair.wallOffset(estimate: theta, bounds: thetaBounds)
         self.estimate = .nanoseconds(estimate)
@@ -23,8 +23,8 @@ public struct WallClockOffset: Sendable, Hashable {
 
     /// The error: half the width of ``bounds``. The truth lies within ``estimate`` ± this when the
     /// estimate is the bounds' midpoint, and always within ``bounds``.
-    public var error: Duration { .nanoseconds(bounds.halfWidth) }
+    package var error: Duration { .nanoseconds(bounds.halfWidth) }
 
     /// The server's time at ``deviceTime``, by the estimate.
-    public var serverTime: UnixTime { deviceTime.advanced(by: estimate) }
+    package var serverTime: UnixTime { deviceTime.advanced(by: estimate) }
 }

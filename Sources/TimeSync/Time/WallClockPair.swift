@@ -5,16 +5,16 @@
 /// clock, the wall clock, the monotonic clock again, and pairs the wall reading with the middle of the
 /// two monotonic ones; ``uncertainty`` is half their gap. A thread preempted between the reads makes
 /// the gap wide, never the conversion wrong.
-public struct WallClockPair: Sendable, Hashable {
+package struct WallClockPair: Sendable, Hashable {
     /// The middle of the two monotonic readings around ``wall``.
-    public var monotonic: MonotonicInstant
+    package var monotonic: MonotonicInstant
     /// The wall clock.
-    public var wall: UnixTime
+    package var wall: UnixTime
     /// How far ``wall`` may have been read from ``monotonic``, in nanoseconds (never negative).
-    public var uncertainty: Int64
+    package var uncertainty: Int64
 
     /// Creates a pair.
-    public init(monotonic: MonotonicInstant, wall: UnixTime, uncertainty: Int64) {
+    package init(monotonic: MonotonicInstant, wall: UnixTime, uncertainty: Int64) {
         self.monotonic = monotonic
         self.wall = wall
         self.uncertainty = max(0, uncertainty)
@@ -22,21 +22,21 @@ public struct WallClockPair: Sendable, Hashable {
 
     /// A pair read with no uncertainty: for conversions that need no bound (a wall-clock time to
     /// schedule on, a device time to convert).
-    public init(monotonic: MonotonicInstant, wall: UnixTime) {
+    package init(monotonic: MonotonicInstant, wall: UnixTime) {
         self.init(monotonic: monotonic, wall: wall, uncertainty: 0)
     }
 
     /// wall − monotonic, in nanoseconds: what carries an instant from one clock to the other.
-    public var wallMinusMonotonic: Int64 { wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds) }
+    package var wallMinusMonotonic: Int64 { wall.nanoseconds.saturatingSubtract(monotonic.nanoseconds) }
 
     /// The wall-clock time at a monotonic instant, as long as nobody sets the wall clock.
-    public func wall(at instant: MonotonicInstant) -> UnixTime {
+    package func wall(at instant: MonotonicInstant) -> UnixTime {
         // Carried from the pair's wall reading: exact at the pair's own instant, even where the sums saturate.
         UnixTime(nanoseconds: wall.nanoseconds.saturatingAdd(instant.nanoseconds.saturatingSubtract(monotonic.nanoseconds)))
     }
 
     /// The monotonic instant at a wall-clock time, as long as nobody sets the wall clock.
-    public func monotonic(at time: UnixTime) -> MonotonicInstant {
+    package func monotonic(at time: UnixTime) -> MonotonicInstant {
         MonotonicInstant(nanoseconds: monotonic.nanoseconds.saturatingAdd(time.nanoseconds.saturatingSubtract(wall.nanoseconds)))
     }
 
@@ -47,7 +47,7 @@ public struct WallClockPair: Sendable, Hashable {
     ///   - bounds: The bounds of θ at ``monotonic``.
     /// - Returns: The estimate (clamped into the bounds) and the bounds of server − wall clock, in
     ///   nanoseconds, positive when the server is ahead.
-    public func wallOffset(estimate: Int64, bounds: OffsetInterval) -> (estimate: Int64, bounds: OffsetInterval) {
+    package func wallOffset(estimate: Int64, bounds: OffsetInterval) -> (estimate: Int64, bounds: OffsetInterval) {
         let shift = monotonic.nanoseconds.saturatingSubtract(wall.nanoseconds)
         let wallBounds = bounds.shifted(by: shift).widened(by: uncertainty)
         return (wallBounds.clamp(estimate.saturatingAdd(shift)), wallBounds)

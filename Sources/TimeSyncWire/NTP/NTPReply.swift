@@ -82,7 +82,7 @@ public struct NTPReply: Sendable, Hashable {
     /// The observation as a sample: θ ∈ [t3 − t4, t2 − t1] widened by ``serverUncertainty``.
     /// - Parameter source: The server's name (samples of one source are filtered together).
     /// - Throws: `SampleError` for an empty source name (the timestamps were checked on acceptance).
-    public func sample(source: String) throws(SampleError) -> OffsetSample {
+    package func sample(source: String) throws(SampleError) -> OffsetSample {
         guard let bounds else {
             return try OffsetSample.exchange(
                 source: source, requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,

@@ -6,7 +6,7 @@ extension NTPReplyError: SourceFailure {
     /// `RATE` slows this server's polling (to at least the interval its poll field asks for), `DENY`
     /// and `RSTR` stop it, any other kiss is a failure; an unsynchronized server and conflicting
     /// replies say so; everything else is a failure.
-    public var pollOutcome: PollOutcome {
+    package var pollOutcome: PollOutcome {
         switch code {
         case .kissOfDeath:
             switch (kissCode ?? NTPReferenceID(rawValue: 0)).kissAction {
@@ -36,7 +36,7 @@ extension NTPReplyError: SourceFailure {
 extension NTSReplyError: SourceFailure {
     /// An NTP-level refusal's meaning (an authenticated kiss, an unsynchronized server); a failure
     /// for everything else (an NTS NAK renews the keys at the next poll).
-    public var pollOutcome: PollOutcome { ntp?.pollOutcome ?? .failure }
+    package var pollOutcome: PollOutcome { ntp?.pollOutcome ?? .failure }
 
     /// The kiss code of an authenticated Kiss-o'-Death.
     public var refusalCode: String? { ntp?.refusalCode }

@@ -5,7 +5,7 @@ import TimeSyncTesting
 
 /// A source whose server answers every request with "429, Retry-After: 3600", as an HTTP source
 /// maps it. Counts its requests.
-final class RetryAfterTimeSource: TimeSource {
+final class RetryAfterTimeSource: SourceDriver {
     let name = "busy"
     let reference = TimeReference.utc
     private let count = Locked(0)

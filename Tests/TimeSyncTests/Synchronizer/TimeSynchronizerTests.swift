@@ -40,7 +40,7 @@ typealias SimulatedTimeSource = ScriptedTimeSource
                 sources: [SimulatedTimeSource("ntp", offset: 0, base: base), SimulatedTimeSource("api", offset: 0, base: base, reference: .service("api"))],
                 timeBase: base)
         }
-        expectThrows(TimeSynchronizerError.noSources) { try TimeSynchronizer(sources: [], timeBase: base) }
+        expectThrows(TimeSynchronizerError.noSources) { try TimeSynchronizer(sources: [TimeSource](), timeBase: base) }
         expectThrows(TimeSynchronizerError.duplicateSource("a")) {
             try TimeSynchronizer(sources: [SimulatedTimeSource("a", offset: 0, base: base), SimulatedTimeSource("a", offset: 0, base: base)], timeBase: base)
         }

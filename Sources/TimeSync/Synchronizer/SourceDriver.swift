@@ -1,0 +1,47 @@
+/// Which time a source tells: a synchronizer keeps one.
+public enum TimeReference: Sendable, Hashable, CustomStringConvertible {
+    /// UTC, as NTP servers and public HTTPS servers' `Date` headers tell it.
+    case utc
+    /// The time of one service of yours, whatever its clock says (the reference for sales and
+    /// countdowns that must agree with your backend): the name says which.
+    case service(String)
+
+    public var description: String {
+        switch self {
+        case .utc: "UTC"
+        case .service(let name): "the time of \(name)"
+        }
+    }
+}
+
+/// What measures one server on demand, behind a ``TimeSource``: each transport's driver (an NTP
+/// server, an HTTP endpoint with the precise header or a refined `Date`, NTS, Roughtime) implements
+/// it; the synchronizer decides when to ask.
+package protocol SourceDriver: Sendable {
+    /// The source's name; the samples it returns carry it.
+    var name: String { get }
+    /// Which time the source tells.
+    var reference: TimeReference { get }
+    /// Whether the source's replies are signed by the server (Roughtime, NTS), so that no one on the
+    /// path can forge them: such sources bound what unauthenticated ones may claim
+    /// (``EstimatorConfiguration/authenticatedSources``). `false` by default.
+    var isAuthenticated: Bool { get }
+    /// Measures the server once (one exchange or a short refinement), within `timeout` for the whole
+    /// of it.
+    /// - Returns: The samples, at least one.
+    /// - Throws: Any error; ``pollOutcome(for:)`` says what it means for the schedule.
+    func measure(timeout: Duration) async throws -> [OffsetSample]
+    /// What an error from ``measure(timeout:)`` means for polling. By default the error's own account
+    /// (``SourceFailure``: NTP's and NTS's kisses and unsynchronized replies, HTTP's `429` and `503`),
+    /// else a failure (back off and retry). A source whose errors are not ``SourceFailure``s can map
+    /// them here.
+    func pollOutcome(for error: any Error) -> PollOutcome
+}
+
+extension SourceDriver {
+    /// Unauthenticated.
+    package var isAuthenticated: Bool { false }
+
+    /// The error's own account (``SourceFailure``), else a failure: back off and retry.
+    package func pollOutcome(for error: any Error) -> PollOutcome { PollOutcome(failure: error) }
+}
