@@ -44,6 +44,7 @@ let package = Package(
             name: "ClockRead",
             dependencies: [
                 .product(name: "TimeSync", package: root),
+                .product(name: "TimeSyncTesting", package: root),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/ClockRead",

@@ -19,7 +19,7 @@ import Darwin
 /// does not resolve, a failed TLS handshake); what is wrong with a response that did arrive is an
 /// `HTTPTimeError`. Match on ``code`` (`error.code == .refused`); ``server`` and ``detail`` say more,
 /// for people.
-public struct HTTPTransportError: TimeSyncError {
+public struct HTTPTransportError: CodedError {
     /// The kinds of failed connection.
     public enum Code: Sendable, Hashable {
         /// The server's host refused the connection: nothing accepts connections on its port.

@@ -2,7 +2,7 @@ import TimeSync
 
 /// Why a response could not calibrate a clock, or a measurement failed. Rejected responses change
 /// nothing.
-public struct HTTPTimeError: TimeSyncError {
+public struct HTTPTimeError: CodedError {
     /// The kinds of rejected response or failed measurement.
     public enum Code: Sendable, Hashable {
         /// The response carries no `TimeSync-Time` header but one was required.

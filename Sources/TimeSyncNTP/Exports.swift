@@ -1,5 +1,4 @@
 @_exported import TimeSync
 
-// What this module's public declarations mention of the wire formats and the sockets.
+// What this module's public declarations mention of the wire formats.
 @_exported import struct TimeSyncWire.AddressPolicy
-@_exported import struct TimeSyncSockets.NTPClientError

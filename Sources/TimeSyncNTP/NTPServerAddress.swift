@@ -30,10 +30,19 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
     /// Parses what ``init(parsing:)`` accepts, and says what is wrong with anything else.
     /// - Parameter text: `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6 literal, or any of
     ///   these after `ntp://`.
-    /// - Throws: `NTPClientError.invalidServerAddress` whose detail quotes the text and gives the
+    /// - Throws: ``TimeSync/TimeSyncError`` ``TimeSync/TimeSyncError/Code/invalidServerAddress`` whose message quotes the text and gives the
     ///   reason: no host, a port that is not a number or is outside 1–65535, an unclosed `[`, a path,
     ///   a host name DNS cannot carry (a label over 63 octets, a name over 253, an empty label).
-    public init(validating text: String) throws(NTPClientError) {
+    public init(validating text: String) throws(TimeSyncError) {
+        do {
+            try self.init(checking: text)
+        } catch {
+            throw TimeSyncError(.invalidServerAddress, error.description, cause: error)
+        }
+    }
+
+    /// ``init(validating:)`` with the sockets layer's error.
+    package init(checking text: String) throws(NTPClientError) {
         func invalid(_ reason: String) -> NTPClientError { NTPClientError(.invalidServerAddress, "'\(text)': \(reason)") }
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         if rest.lowercased().hasPrefix("ntp://") { rest = rest.dropFirst(6) }
@@ -95,8 +104,9 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
 
     /// Parses a hosts file in the format of ios-ntp's `ntp.hosts`: one server per line (any form
     /// ``init(parsing:)`` accepts), `#` starting a comment, blank lines ignored.
-    /// - Throws: ``NTPHostsFileError`` naming the first line that is not a server address.
-    public static func parseHostsFile(_ text: String) throws(NTPHostsFileError) -> [NTPServerAddress] {
+    /// - Throws: ``TimeSync/TimeSyncError`` ``TimeSync/TimeSyncError/Code/invalidHostsFile`` naming the first line that is not a
+    ///   server address.
+    public static func parseHostsFile(_ text: String) throws(TimeSyncError) -> [NTPServerAddress] {
         var servers: [NTPServerAddress] = []
         for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = rawLine
@@ -104,7 +114,8 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
             let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { continue }
             guard let server = NTPServerAddress(parsing: trimmed) else {
-                throw NTPHostsFileError(line: index + 1, text: trimmed)
+                let error = NTPHostsFileError(line: index + 1, text: trimmed)
+                throw TimeSyncError(.invalidHostsFile, error.description, cause: error)
             }
             if !servers.contains(server) { servers.append(server) }
         }
@@ -112,8 +123,25 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
     }
 
     /// Reads and parses a hosts file; see ``parseHostsFile(_:)``.
-    /// - Throws: The file system's error, or ``NTPHostsFileError``.
-    public static func loadHostsFile(atPath path: String) throws -> [NTPServerAddress] {
-        try parseHostsFile(String(contentsOfFile: path, encoding: .utf8))
+    /// - Throws: ``TimeSync/TimeSyncError``: ``TimeSync/TimeSyncError/Code/invalidHostsFile``, or
+    ///   ``TimeSync/TimeSyncError/Code/hostsFileUnreadable`` with the file system's error as its cause when the
+    ///   file cannot be read.
+    public static func loadHostsFile(atPath path: String) throws(TimeSyncError) -> [NTPServerAddress] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw TimeSyncError(.hostsFileUnreadable, "cannot read the hosts file \(path): \(ErrorMessage.of(error))", cause: error)
+        }
+        return try parseHostsFile(text)
     }
+}
+
+extension TimeSyncError.Code {
+    /// A server address that is not `host`, `host:port`, `[v6]` or `[v6]:port` (the message says why).
+    public static let invalidServerAddress = Self("invalidServerAddress")
+    /// A line of a hosts file that is not a server address (the message names the line).
+    public static let invalidHostsFile = Self("invalidHostsFile")
+    /// A hosts file that cannot be read (the cause is the file system's error).
+    public static let hostsFileUnreadable = Self("hostsFileUnreadable")
 }

@@ -298,7 +298,7 @@ enum AESSIV {
 }
 
 /// A key of the wrong length, or keying material that cannot be used.
-public struct NTSKeyError: TimeSyncError {
+public struct NTSKeyError: CodedError {
     /// The kinds of unusable key.
     public enum Code: Sendable, Hashable {
         /// The key is not as long as the algorithm's keys (32 bytes for AES-SIV-CMAC-256).

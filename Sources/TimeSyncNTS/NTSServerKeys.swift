@@ -361,7 +361,7 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
 }
 
 /// A key file that cannot be read, written or parsed, or a reader with no keys: nothing changes.
-public struct NTSKeyFileError: TimeSyncError {
+public struct NTSKeyFileError: CodedError {
     /// The kinds of unusable key file.
     public enum Code: Sendable, Hashable {
         /// The key file, or a directory or symbolic link on its path, is not one this process's user

@@ -1,6 +1,7 @@
 #if NTS
 import Foundation
 import TimeSync
+import TimeSyncSockets
 import TimeSyncWire
 import TimeSyncNTP
 
@@ -39,7 +40,7 @@ public struct NTSServerURL: Sendable, Hashable, CustomStringConvertible {
             explicitPort = rest.filter { $0 == ":" }.count == 1
         }
         let parsed = try NTPServerAddress(
-            validating: explicitPort ? rest : HostPort.format(host: rest.trimmingCharacters(in: ["[", "]"]), port: NTSKeyExchange.defaultPort))
+            checking: explicitPort ? rest : HostPort.format(host: rest.trimmingCharacters(in: ["[", "]"]), port: NTSKeyExchange.defaultPort))
         host = parsed.host
         port = parsed.port
     }

@@ -3,7 +3,7 @@ import TimeSync
 /// Why an NTP exchange produced no reply (rejected replies throw `NTPReplyError` instead).
 ///
 /// Match on ``code`` (`error.code == .timeout`); ``detail`` says more, for people.
-public struct NTPClientError: TimeSyncError {
+public struct NTPClientError: CodedError {
     /// The kinds of failed exchange.
     public enum Code: Sendable, Hashable {
         /// No acceptable reply within the timeout; ``NTPClientError/detail`` says how long was waited.

@@ -5,7 +5,7 @@ import TimeSync
 /// to its uncertainty; it counts its requests and fails while told to.
 public final class ScriptedTimeSource: SourceDriver {
     /// The error ``measure(timeout:)`` throws while ``failing`` is set.
-    public struct Unreachable: TimeSyncError {
+    public struct Unreachable: CodedError {
         /// The one kind of failure a scripted source has.
         public enum Code: Sendable, Hashable {
             /// The source is told to fail.

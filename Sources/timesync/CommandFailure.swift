@@ -1,5 +1,6 @@
 import Foundation
 import TimeSync
+import TimeSyncSockets
 import TimeSyncWire
 import TimeSyncServerSupport
 import TimeSyncHTTP

@@ -1,6 +1,7 @@
 #if CLI
 import Foundation
 import TimeSync
+import TimeSyncSockets
 import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncNTS

@@ -51,7 +51,7 @@ enum TimeServerURL: Sendable {
             return .failure(Problem(message: "'\(text)' is not an ntp://, nts://, roughtime://, http:// or https:// URL"))
         case .ntp:
             do {
-                return .success(.ntp(try NTPServerAddress(validating: text)))
+                return .success(.ntp(try NTPServerAddress(checking: text)))
             } catch {
                 return .failure(Problem(message: "\(error); give ntp://HOST[:PORT], e.g. ntp://pool.ntp.org or ntp://[::1]:12300"))
             }

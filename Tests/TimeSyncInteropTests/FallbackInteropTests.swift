@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import Testing
 import TimeSync
+import TimeSyncSockets
 import TimeSyncFixtures
 import TimeSyncHTTP
 import TimeSyncHummingbird

@@ -3,6 +3,7 @@ import NIOCore
 import Foundation
 import Testing
 import TimeSync
+import TimeSyncSockets
 import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTestSupport

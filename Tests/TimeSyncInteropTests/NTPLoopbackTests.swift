@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncSockets
 import TimeSyncWire
 import TimeSyncFixtures
 import TimeSyncTestSupport

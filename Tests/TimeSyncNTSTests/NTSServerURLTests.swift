@@ -1,6 +1,7 @@
 #if NTS
 import Testing
 import TimeSync
+import TimeSyncSockets
 import TimeSyncNTS
 
 /// `nts://HOST[:PORT]`: the key-exchange server, port 4460 unless given; what is refused, and why.

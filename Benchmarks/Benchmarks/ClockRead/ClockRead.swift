@@ -3,6 +3,7 @@
 import Benchmark
 import Foundation
 import TimeSync
+import TimeSyncTesting
 
 #if canImport(Glibc)
 import Glibc
@@ -13,17 +14,11 @@ import Darwin
 /// A synchronized clock on the system time base, as an app would have it.
 let calibratedClock: ServerClock = {
     let clock = ServerClock()
-    let t1 = clock.timeBase.monotonicNow()
-    let wall = clock.timeBase.wallNow()
-    let t4 = clock.timeBase.monotonicNow()
-    let server = wall.advanced(by: .seconds(90))
-    // Two samples 10 ms apart so the estimator measures a rate, as in real use.
-    clock.calibrate(with: try! OffsetSample.exchange(
-        source: "bench", requestSent: t1.advanced(by: .milliseconds(-20)), serverReceive: server,
-        serverTransmit: server, responseReceived: t4))
-    clock.calibrate(with: try! OffsetSample.exchange(
-        source: "bench", requestSent: t1, serverReceive: server.advanced(by: .milliseconds(20)),
-        serverTransmit: server.advanced(by: .milliseconds(20)), responseReceived: t4.advanced(by: .milliseconds(20))))
+    let server = clock.timeBase.wallNow().advanced(by: .seconds(90))
+    // Two samples 20 ms apart so the estimator measures a rate, as in real use.
+    try! clock.calibrate(to: server, source: "bench", uncertainty: .milliseconds(10))
+    usleep(20_000)
+    try! clock.calibrate(to: server.advanced(by: .milliseconds(20)), source: "bench", uncertainty: .milliseconds(10))
     precondition(clock.isSynchronized)
     return clock
 }()
@@ -39,8 +34,8 @@ func rawBootTime() -> Int64 {
     return Int64(ts.tv_sec) &* 1_000_000_000 &+ Int64(ts.tv_nsec)
 }
 
-/// The alternative to `ServerClock`'s lock-free read: the same model and arithmetic as `now`, read
-/// under a mutex (a `pthread_mutex_t`, as the core's one lock type is on Linux). Measured beside
+/// The alternative to `ServerClock`'s lock-free read: an offset and a rate, the arithmetic of `now`,
+/// read under a mutex (a `pthread_mutex_t`, as the core's one lock type is on Linux). Measured beside
 /// `now` to show what the lock-free path is worth, on one thread and on two.
 final class MutexModelCell: @unchecked Sendable {
     // `@unchecked Sendable` is safe: `model` is only read inside the mutex.
@@ -50,9 +45,12 @@ final class MutexModelCell: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
         return mutex
     }()
-    private let model: OffsetModel
+    private let model: (offset: Int64, rate: Double, reference: Int64)
 
-    init(_ model: OffsetModel) { self.model = model }
+    /// The model of `reading`: server time − monotonic time then, drifting at `rate`.
+    init(_ reading: ClockReading, rate: Double) {
+        model = (reading.serverTime.nanoseconds &- reading.monotonicTime.nanoseconds, rate, reading.monotonicTime.nanoseconds)
+    }
 
     @inline(never)
     func now() -> UnixTime {
@@ -60,7 +58,8 @@ final class MutexModelCell: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         let model = self.model
         pthread_mutex_unlock(mutex)
-        return UnixTime(nanoseconds: monotonic &+ model.estimate(at: MonotonicInstant(nanoseconds: monotonic)))
+        let drift = Int64(model.rate * Double(monotonic &- model.reference))
+        return UnixTime(nanoseconds: monotonic &+ model.offset &+ drift)
     }
 }
 
@@ -86,7 +85,7 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 20)
 
     let clock = calibratedClock
-    let mutexCell = MutexModelCell(clock.calibration!.model)
+    let mutexCell = MutexModelCell(clock.reading(), rate: 1e-6)
 
     Benchmark("raw clock_gettime(CLOCK_BOOTTIME)") { benchmark in
         for _ in benchmark.scaledIterations { blackHole(rawBootTime()) }

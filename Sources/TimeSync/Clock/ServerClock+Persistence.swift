@@ -3,11 +3,13 @@ extension ServerClock {
     /// it when the app goes to the background or stops. Does nothing without a store or on a platform
     /// without boot session identifiers.
     /// - Throws: The store's error (also sent as ``ServerClockEvent/storeFailed(reason:)``).
-    public func flush() throws {
-        guard let persistence else { return }
-        let monotonic = timeBase.monotonicNow()
-        if let snapshot = state.withLock({ persistence.flushSnapshot($0.calibration, at: monotonic) }) {
-            try persistence.write(snapshot)
+    public func flush() throws(TimeSyncError) {
+        try TimeSyncError.converting(otherwise: .storeUnavailable) {
+            guard let persistence else { return }
+            let monotonic = timeBase.monotonicNow()
+            if let snapshot = state.withLock({ persistence.flushSnapshot($0.calibration, at: monotonic) }) {
+                try persistence.write(snapshot)
+            }
         }
     }
 

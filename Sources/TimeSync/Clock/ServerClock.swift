@@ -17,11 +17,6 @@
 /// no allocation, and on Linux no lock (readers use a sequence lock). Calibrating takes a lock and may
 /// write the store.
 public final class ServerClock: Clock, Sendable {
-    /// A point in server time.
-    public typealias Instant = UnixTime
-    /// A span of time.
-    public typealias Duration = Swift.Duration
-
     struct State: Sendable {
         var calibration: CalibrationState
         var wallClock: WallClockMonitor

@@ -13,7 +13,6 @@
 /// // the sale has started: refetch
 /// ```
 public struct Countdown: AsyncSequence, Sendable {
-    public typealias Element = CountdownTick
 
     /// Which point of an uncertain deadline the countdown runs to.
     public enum Edge: Sendable, Hashable {

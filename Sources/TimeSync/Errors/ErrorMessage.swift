@@ -5,7 +5,7 @@ import Foundation
 /// domain and code, never the raw dictionary dump `NSError` prints on Linux.
 package enum ErrorMessage {
     package static func of(_ error: any Error) -> String {
-        if let error = error as? any TimeSyncError { return error.description }
+        if let error = error as? any CodedError { return error.description }
         if let error = error as? URLError {
             let url = error.failingURL.map { " (\($0.absoluteString))" } ?? ""
             return "\(error.localizedDescription)\(url) [URLError \(error.code.rawValue)]"

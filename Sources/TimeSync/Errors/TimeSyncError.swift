@@ -1,49 +1,100 @@
-/// The shape of every error TimeSync throws: a code to match on, a message for people (its
-/// `description`), and the error underneath, if any.
+/// What TimeSync throws: a ``code`` to match on, a ``message`` for people, and the error underneath
+/// (``cause``), if any.
 ///
-/// Each error type names one layer (an NTP reply, an HTTP response, a Roughtime message, a key
-/// file) and lists what can go wrong there in its `Code` enum. Match on the code, never on the
-/// message, which is written for people and may change:
+/// Match on the code, never on the message, which is written for people and may change. Codes are
+/// values, not enum cases, so later versions can add kinds: a `switch` over a code needs a `default`.
 ///
 /// ```swift
 /// do {
-///     let result = try await NTPClient().query(host: "time.example.com")
-///     print(result.wallClockOffset)
-/// } catch let error as NTPReplyError where error.code == .kissOfDeath {
-///     print("the server asks to be asked less often, or not at all:", error)
-/// } catch let error as NTPClientError {
-///     switch error.code {
-///     case .timeout: retryLater()
-///     case .dnsFailure, .noAddresses: askForAnotherServer()
-///     default: print(error)
-///     }
+///     let sync = try TimeSynchronizer(sources: sources)
+///     sync.start()
+/// } catch let error as TimeSyncError where error.code == .duplicateSource {
+///     print(error.message)   // "two sources are named api.example.com"
 /// }
 /// ```
 ///
-/// The static constants of an error type (`NTPReplyError.kissOfDeath`, `HTTPTimeError.retryLater`)
-/// carry the code of that kind of failure, so `error.code == NTPReplyError.kissOfDeath.code` and
-/// `error.code == .kissOfDeath` say the same.
-///
-/// Errors are not `Equatable`: two errors of one kind may differ in what they carry (the server, the
-/// detail, the error underneath), and no comparison of them could say which of those matter. Compare
-/// their codes instead.
-///
-/// The message, `description`, says what happened in the domain's words and includes the error
-/// underneath when there is one; ``underlying`` gives that error itself (an `NTPReplyError` for
-/// malformed bytes carries the `NTPPacketError` that says why they did not decode).
-public protocol TimeSyncError: Error, Sendable, CustomStringConvertible {
-    /// The kinds of failure this error type reports. Later versions may add kinds: give a `switch`
-    /// over a code a `default` case.
-    associatedtype Code: Hashable & Sendable
+/// A source's failures during polling are not thrown: each source's last failure is in
+/// `TimeSynchronizer.diagnostics()`, and events report them as they happen.
+public struct TimeSyncError: Error, Sendable, CustomStringConvertible {
+    /// A kind of failure.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+
+        /// A kind named `name` (the modules of the package define theirs).
+        package init(_ name: String) { self.name = name }
+
+        public var description: String { name }
+
+        /// A value given to the library is out of range or inconsistent (a negative duration, bounds
+        /// in the wrong order, a time beyond what the library represents): nothing changed.
+        public static let invalidValue = Code("invalidValue")
+        /// A synchronizer was given no source.
+        public static let noSources = Code("noSources")
+        /// Two sources of a synchronizer have the same name: their samples would be taken for one
+        /// server's.
+        public static let duplicateSource = Code("duplicateSource")
+        /// The sources of a synchronizer tell different times (UTC and your service's): a clock
+        /// follows one reference.
+        public static let mixedReferences = Code("mixedReferences")
+        /// Something other than a calibration store is at a store's path (a symbolic link, a
+        /// directory, a file of another kind): it is neither read nor written.
+        public static let notAStore = Code("notAStore")
+        /// A store cannot be read or written (the message gives the system's reason).
+        public static let storeUnavailable = Code("storeUnavailable")
+        /// A directory, symbolic link or file on a path is not one this process's user (or root)
+        /// alone controls: another user could plant, read or redirect what it holds.
+        public static let untrustedPath = Code("untrustedPath")
+        /// The key that seals the store cannot be had now (a Keychain locked until the first unlock,
+        /// a failed file operation); the store asks again at its next write.
+        public static let keyUnavailable = Code("keyUnavailable")
+        /// A key shorter than 32 bytes.
+        public static let keyTooShort = Code("keyTooShort")
+    }
 
     /// Which kind of failure this is: the value to match on.
-    var code: Code { get }
+    public let code: Code
+    /// What happened and what to do, for people.
+    public let message: String
+    /// The error that caused this one: the system's, or a layer's inside the library.
+    public let cause: (any Error)?
 
-    /// The error that caused this one, when there is one: a parser's complaint inside a rejected
-    /// reply, the NTP error inside an NTS one. `nil` by default.
-    var underlying: (any Error)? { get }
+    /// An error of kind `code`; a custom store or key provider throws these.
+    public init(_ code: Code, _ message: String, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.cause = cause
+    }
+
+    public var description: String { message }
+}
+
+extension TimeSyncError: CodedError {
+    package var underlying: (any Error)? { cause }
+}
+
+/// An error of the library's layers that has a public form.
+package protocol TimeSyncErrorConvertible: Error {
+    /// The error as an app sees it.
+    var timeSyncError: TimeSyncError { get }
 }
 
 extension TimeSyncError {
-    public var underlying: (any Error)? { nil }
+    /// `error` as an app sees it: its public form when it has one, itself when it is one, else a
+    /// `code` error whose message is the error's own and whose cause is the error.
+    package static func from(_ error: any Error, otherwise code: Code) -> TimeSyncError {
+        if let error = error as? TimeSyncError { return error }
+        if let error = error as? any TimeSyncErrorConvertible { return error.timeSyncError }
+        return TimeSyncError(code, ErrorMessage.of(error), cause: error)
+    }
+}
+
+extension TimeSyncError {
+    /// Runs `body`, throwing what it throws in its public form (``from(_:otherwise:)``).
+    package static func converting<T>(otherwise code: Code, _ body: () throws -> T) throws(TimeSyncError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw from(error, otherwise: code)
+        }
+    }
 }

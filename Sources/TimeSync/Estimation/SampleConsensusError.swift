@@ -1,5 +1,5 @@
 /// The samples of a measurement contradict each other: no strict majority agrees on an offset.
-package struct SampleConsensusError: TimeSyncError {
+package struct SampleConsensusError: CodedError {
     /// The kinds of measurement without a consensus.
     package enum Code: Sendable, Hashable {
         /// There was no sample.

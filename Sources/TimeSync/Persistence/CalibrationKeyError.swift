@@ -1,9 +1,9 @@
 import Foundation
 
 /// Why a calibration key could not be had.
-public struct CalibrationKeyError: TimeSyncError {
+package struct CalibrationKeyError: CodedError {
     /// The kinds of missing key.
-    public enum Code: Sendable, Hashable {
+    package enum Code: Sendable, Hashable {
         /// The provider cannot give the key now (a Keychain locked until the device's first unlock, a
         /// Keychain or file operation that failed); the store asks again at its next write.
         case unavailable
@@ -16,16 +16,16 @@ public struct CalibrationKeyError: TimeSyncError {
     }
 
     /// Which kind of failure this is.
-    public let code: Code
+    package let code: Code
     /// What went wrong, for a log line.
-    public var reason: String
+    package var reason: String
     /// What the file system threw, when a key file or its directory could not be created; the
     /// ``UntrustedPathError`` naming the component, when a component of the key's path is not trusted.
-    public let underlying: (any Error)?
+    package let underlying: (any Error)?
 
     /// Creates an error with the code ``Code-swift.enum/unavailable``: what a
     /// ``CalibrationKeyProvider`` throws when it cannot give the key now.
-    public init(_ reason: String) {
+    package init(_ reason: String) {
         self.init(.unavailable, reason)
     }
 
@@ -35,5 +35,17 @@ public struct CalibrationKeyError: TimeSyncError {
         self.underlying = underlying
     }
 
-    public var description: String { "calibration key: \(reason)" }
+    package var description: String { "calibration key: \(reason)" }
+}
+
+extension CalibrationKeyError: TimeSyncErrorConvertible {
+    package var timeSyncError: TimeSyncError {
+        let kind: TimeSyncError.Code =
+            switch code {
+            case .unavailable: .keyUnavailable
+            case .untrustedFile: .untrustedPath
+            case .keyTooShort: .keyTooShort
+            }
+        return TimeSyncError(kind, description, cause: self)
+    }
 }

@@ -88,7 +88,7 @@ final class CalibrationWriter: Sendable {
     /// the path, the system's reason and what to do); for a file system error from another store, the
     /// file, the system's reason and what to do, never Foundation's dump of the error.
     static func reason(for error: any Error) -> String {
-        if let error = error as? any TimeSyncError { return oneLine(error.description) }
+        if let error = error as? any CodedError { return oneLine(error.description) }
         let bridged = error as NSError
         guard bridged.domain == NSCocoaErrorDomain || bridged.domain == NSPOSIXErrorDomain else { return oneLine("\(error)") }
         let file = (bridged.userInfo[NSFilePathErrorKey] as? String).map { " \($0)" } ?? ""

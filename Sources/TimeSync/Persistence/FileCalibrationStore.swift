@@ -40,16 +40,20 @@ public struct FileCalibrationStore: CalibrationStore {
 
     /// Checks that the store may be read and written.
     /// - Throws: ``FileCalibrationStoreError`` when something other than a store is at the path.
-    public func validate() throws {
-        _ = try inspect()
+    public func validate() throws(TimeSyncError) {
+        try TimeSyncError.converting(otherwise: .storeUnavailable) {
+            _ = try inspect()
+        }
     }
 
     /// The file's bytes, `nil` when there is no file (or it is empty).
     /// - Throws: ``FileCalibrationStoreError`` when something other than a store is at the path.
-    public func load() throws -> Data? {
-        switch try inspect() {
-        case .absent, .empty: nil
-        case .store(let data): data
+    public func load() throws(TimeSyncError) -> Data? {
+        return try TimeSyncError.converting(otherwise: .storeUnavailable) {
+            switch try inspect() {
+            case .absent, .empty: nil
+            case .store(let data): data
+            }
         }
     }
 
@@ -58,19 +62,21 @@ public struct FileCalibrationStore: CalibrationStore {
     /// - Throws: ``FileCalibrationStoreError``: when something other than a store is at the path, and
     ///   ``FileCalibrationStoreError/Code-swift.enum/unwritable(_:)`` (the file system's error as its
     ///   `underlying`) when the directory or the file cannot be written.
-    public func save(_ data: Data) throws {
-        _ = try inspect()
-        let directory = url.deletingLastPathComponent().path
-        // Made writable by this user alone (the umask may take more away), so that the path stays
-        // one this store trusts.
-        if let failure = OwnerOnlyFile.makeDirectories(directory, mode: 0o755) {
-            throw FileCalibrationStoreError(
-                path: url.path, code: .unwritable("cannot make its directory \(failure.path): \(OwnerOnlyFile.systemError(failure.error))"))
-        }
-        do {
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw FileCalibrationStoreError(path: url.path, code: .unwritable(Self.systemReason(error)), underlying: error)
+    public func save(_ data: Data) throws(TimeSyncError) {
+        try TimeSyncError.converting(otherwise: .storeUnavailable) {
+            _ = try inspect()
+            let directory = url.deletingLastPathComponent().path
+            // Made writable by this user alone (the umask may take more away), so that the path stays
+            // one this store trusts.
+            if let failure = OwnerOnlyFile.makeDirectories(directory, mode: 0o755) {
+                throw FileCalibrationStoreError(
+                    path: url.path, code: .unwritable("cannot make its directory \(failure.path): \(OwnerOnlyFile.systemError(failure.error))"))
+            }
+            do {
+                try data.write(to: url, options: .atomic)
+            } catch {
+                throw FileCalibrationStoreError(path: url.path, code: .unwritable(Self.systemReason(error)), underlying: error)
+            }
         }
     }
 
@@ -88,10 +94,12 @@ public struct FileCalibrationStore: CalibrationStore {
 
     /// Removes the file (a store, or an empty file).
     /// - Throws: ``FileCalibrationStoreError`` when something other than a store is at the path.
-    public func remove() throws {
-        switch try inspect() {
-        case .absent: return
-        case .empty, .store: try FileManager.default.removeItem(at: url)
+    public func remove() throws(TimeSyncError) {
+        try TimeSyncError.converting(otherwise: .storeUnavailable) {
+            switch try inspect() {
+            case .absent: return
+            case .empty, .store: try FileManager.default.removeItem(at: url)
+            }
         }
     }
 
@@ -147,9 +155,9 @@ public struct FileCalibrationStore: CalibrationStore {
 /// read nor written.
 ///
 /// Match on ``code`` (`error.code == .symbolicLink`, `if case .notAStore = error.code`).
-public struct FileCalibrationStoreError: TimeSyncError {
+package struct FileCalibrationStoreError: CodedError {
     /// Why the path cannot hold a store.
-    public enum Code: Sendable, Hashable {
+    package enum Code: Sendable, Hashable {
         /// A symbolic link: a store is written at its own path, never through a link.
         case symbolicLink
         /// A directory, a FIFO, a device or a socket (named).
@@ -168,20 +176,20 @@ public struct FileCalibrationStoreError: TimeSyncError {
     }
 
     /// The path.
-    public let path: String
+    package let path: String
     /// Why the path cannot hold a store.
-    public let code: Code
+    package let code: Code
     /// The ``UntrustedPathError`` of an untrusted path; the file system's error of a failed write.
-    public let underlying: (any Error)?
+    package let underlying: (any Error)?
 
     /// Creates an error.
-    public init(path: String, code: Code, underlying: (any Error)? = nil) {
+    package init(path: String, code: Code, underlying: (any Error)? = nil) {
         self.path = path
         self.code = code
         self.underlying = underlying
     }
 
-    public var description: String {
+    package var description: String {
         switch code {
         case .symbolicLink:
             "\(path) is a symbolic link; a calibration store is written only at its own path: give the path of the file itself, or a new one"
@@ -196,5 +204,17 @@ public struct FileCalibrationStoreError: TimeSyncError {
         case .unwritable(let detail):
             "the calibration store \(path) cannot be written: \(detail); give a path in a directory this user can write, or fix the permissions"
         }
+    }
+}
+
+extension FileCalibrationStoreError: TimeSyncErrorConvertible {
+    package var timeSyncError: TimeSyncError {
+        let kind: TimeSyncError.Code =
+            switch code {
+            case .symbolicLink, .notAFile, .notAStore: .notAStore
+            case .unreadable, .unwritable: .storeUnavailable
+            case .untrustedPath: .untrustedPath
+            }
+        return TimeSyncError(kind, description, cause: self)
     }
 }

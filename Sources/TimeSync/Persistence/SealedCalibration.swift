@@ -21,7 +21,7 @@ struct SealedCalibration: Codable, Sendable, Hashable {
     var tag: Data
 
     /// Why sealed bytes did not open (what ``PersistedCalibration/content(ofSealed:key:)`` throws).
-    enum OpenError: TimeSyncError, Hashable {
+    enum OpenError: CodedError, Hashable {
         case notSealed(String)
         case wrongVersion(Int)
         case badTag

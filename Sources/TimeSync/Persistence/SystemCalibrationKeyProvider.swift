@@ -34,22 +34,24 @@ public struct SystemCalibrationKeyProvider: CalibrationKeyProvider {
         self.accessGroup = accessGroup
     }
 
-    public func key() throws -> [UInt8] {
-        #if canImport(Security)
-        switch KeychainCalibrationKeyProvider(accessGroup: accessGroup).keyOrStatus() {
-        case .success(let key):
-            return key
-        case .failure(let failure):
-            #if os(macOS)
-            if failure.isMissingEntitlement {
-                let url = accessGroup.flatMap(FileCalibrationKeyProvider.appGroupURL) ?? FileCalibrationKeyProvider.defaultURL
-                return try FileCalibrationKeyProvider(url: url).key()
+    public func key() throws(TimeSyncError) -> [UInt8] {
+        return try TimeSyncError.converting(otherwise: .keyUnavailable) {
+            #if canImport(Security)
+            switch KeychainCalibrationKeyProvider(accessGroup: accessGroup).keyOrStatus() {
+            case .success(let key):
+                return key
+            case .failure(let failure):
+                #if os(macOS)
+                if failure.isMissingEntitlement {
+                    let url = accessGroup.flatMap(FileCalibrationKeyProvider.appGroupURL) ?? FileCalibrationKeyProvider.defaultURL
+                    return try FileCalibrationKeyProvider(url: url).key()
+                }
+                #endif
+                throw failure.error
             }
+            #else
+            try FileCalibrationKeyProvider(url: FileCalibrationKeyProvider.defaultURL).key()
             #endif
-            throw failure.error
         }
-        #else
-        try FileCalibrationKeyProvider(url: FileCalibrationKeyProvider.defaultURL).key()
-        #endif
     }
 }

@@ -67,25 +67,27 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
     }
     #endif
 
-    public func key() throws -> [UInt8] {
-        if let existing = try existingKey() { return existing }
-        let directory = url.deletingLastPathComponent()
-        // Each directory made 0700, whatever the umask would allow, so that the path stays trusted.
-        if let failure = OwnerOnlyFile.makeDirectories(directory.path, mode: 0o700) {
-            throw CalibrationKeyError(.unavailable, "cannot create \(failure.path): \(OwnerOnlyFile.systemError(failure.error))")
+    public func key() throws(TimeSyncError) -> [UInt8] {
+        return try TimeSyncError.converting(otherwise: .keyUnavailable) {
+            if let existing = try existingKey() { return existing }
+            let directory = url.deletingLastPathComponent()
+            // Each directory made 0700, whatever the umask would allow, so that the path stays trusted.
+            if let failure = OwnerOnlyFile.makeDirectories(directory.path, mode: 0o700) {
+                throw CalibrationKeyError(.unavailable, "cannot create \(failure.path): \(OwnerOnlyFile.systemError(failure.error))")
+            }
+            do {
+                try OwnerOnlyFile.checkDirectory(directory.path)
+            } catch {
+                throw CalibrationKeyError(.untrustedFile, "\(error)", underlying: error)
+            }
+            // Create exclusively: two processes starting at once end up with the same key.
+            let key = Self.randomKey()
+            if let failure = OwnerOnlyFile.create(url.path, bytes: key) {
+                if failure == EEXIST, let existing = try existingKey() { return existing }
+                throw CalibrationKeyError(.unavailable, "cannot create \(url.path): \(OwnerOnlyFile.systemError(failure))")
+            }
+            return key
         }
-        do {
-            try OwnerOnlyFile.checkDirectory(directory.path)
-        } catch {
-            throw CalibrationKeyError(.untrustedFile, error.description, underlying: error)
-        }
-        // Create exclusively: two processes starting at once end up with the same key.
-        let key = Self.randomKey()
-        if let failure = OwnerOnlyFile.create(url.path, bytes: key) {
-            if failure == EEXIST, let existing = try existingKey() { return existing }
-            throw CalibrationKeyError(.unavailable, "cannot create \(url.path): \(OwnerOnlyFile.systemError(failure))")
-        }
-        return key
     }
 
     /// The key in the file, `nil` when there is no file; refused unless this process's user alone

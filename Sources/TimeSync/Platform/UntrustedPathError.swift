@@ -18,9 +18,9 @@ import Darwin
 ///
 /// Match on ``code``; ``component``, ``owner`` and ``mode`` say which component and why, and the
 /// message says what to do.
-public struct UntrustedPathError: TimeSyncError {
+package struct UntrustedPathError: CodedError {
     /// The kinds of untrusted component.
-    public enum Code: Sendable, Hashable {
+    package enum Code: Sendable, Hashable {
         /// A directory or symbolic link belongs to a user other than this process's user and root.
         case ownedByAnotherUser
         /// A directory its group or others can write, without the sticky bit.
@@ -34,17 +34,17 @@ public struct UntrustedPathError: TimeSyncError {
     }
 
     /// Which kind of failure this is.
-    public let code: Code
+    package let code: Code
     /// The file or directory that was to be reached.
-    public let path: String
+    package let path: String
     /// The component refused, with every symbolic link before it resolved.
-    public let component: String
+    package let component: String
     /// The component's owner (a user ID), when it could be inspected.
-    public let owner: UInt32?
+    package let owner: UInt32?
     /// The component's permission bits (sticky bit included), when it could be inspected.
-    public let mode: UInt32?
+    package let mode: UInt32?
     /// Whether the component is a symbolic link.
-    public let isSymbolicLink: Bool
+    package let isSymbolicLink: Bool
 
     init(_ code: Code, path: String, component: String, owner: UInt32? = nil, mode: UInt32? = nil, isSymbolicLink: Bool = false) {
         self.code = code
@@ -55,7 +55,7 @@ public struct UntrustedPathError: TimeSyncError {
         self.isSymbolicLink = isSymbolicLink
     }
 
-    public var description: String {
+    package var description: String {
         let kind = isSymbolicLink ? "the symbolic link" : "the directory"
         let modeText = mode.map { String($0 & 0o7777, radix: 8) } ?? "?"
         let ownerText = owner.map(String.init) ?? "?"
@@ -80,4 +80,8 @@ public struct UntrustedPathError: TimeSyncError {
             return "\(path) passes through too many symbolic links (a loop?) at \(component); give a path without the loop"
         }
     }
+}
+
+extension UntrustedPathError: TimeSyncErrorConvertible {
+    package var timeSyncError: TimeSyncError { TimeSyncError(.untrustedPath, description, cause: self) }
 }

@@ -11,7 +11,7 @@ public struct DeadlineInterval: Sendable, Hashable, Codable {
 
     /// Creates bounds.
     /// - Throws: ``SampleError`` `.emptyInterval` when `earliest > latest`.
-    public init(earliest: MonotonicInstant, latest: MonotonicInstant) throws(SampleError) {
+    package init(earliest: MonotonicInstant, latest: MonotonicInstant) throws(SampleError) {
         guard earliest <= latest else { throw SampleError(.emptyInterval) }
         self.earliest = earliest
         self.latest = latest
@@ -35,9 +35,22 @@ public struct DeadlineInterval: Sendable, Hashable, Codable {
     ///   - resolution: The server's rounding: `.seconds(1)` when it truncates to whole seconds.
     ///   - requestSent: t1 on the monotonic clock.
     ///   - responseReceived: t4 on the monotonic clock.
-    /// - Throws: ``SampleError`` for a negative remaining time or resolution, t4 before t1, or a
-    ///   value outside ``SampleLimits`` (a remaining time over ``maximumRemaining``).
+    /// - Throws: ``TimeSyncError`` ``TimeSyncError/Code/invalidValue`` for a negative remaining time
+    ///   or resolution, t4 before t1, a resolution over an hour, or a remaining time over
+    ///   ``maximumRemaining``.
     public static func remaining(
+        _ remaining: Duration, resolution: Duration = .zero,
+        requestSent: MonotonicInstant, responseReceived: MonotonicInstant
+    ) throws(TimeSyncError) -> DeadlineInterval {
+        do {
+            return try checkedRemaining(remaining, resolution: resolution, requestSent: requestSent, responseReceived: responseReceived)
+        } catch {
+            throw error.timeSyncError
+        }
+    }
+
+    /// ``remaining(_:resolution:requestSent:responseReceived:)``, with the layer's own error.
+    package static func checkedRemaining(
         _ remaining: Duration, resolution: Duration = .zero,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant
     ) throws(SampleError) -> DeadlineInterval {

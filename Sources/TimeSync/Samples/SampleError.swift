@@ -1,7 +1,7 @@
 /// Why an observation could not become a sample. Bad input changes nothing.
-public struct SampleError: TimeSyncError {
+package struct SampleError: CodedError {
     /// The kinds of rejected observation.
-    public enum Code: Sendable, Hashable {
+    package enum Code: Sendable, Hashable {
         /// The interval's lower bound exceeds its upper bound.
         case emptyInterval
         /// The reply arrived (t4) before the request left (t1).
@@ -34,41 +34,41 @@ public struct SampleError: TimeSyncError {
     }
 
     /// Which kind of failure this is.
-    public let code: Code
+    package let code: Code
 
     init(_ code: Code) { self.code = code }
 
     /// The interval's lower bound exceeds its upper bound.
-    public static let emptyInterval = SampleError(.emptyInterval)
+    package static let emptyInterval = SampleError(.emptyInterval)
     /// The reply arrived (t4) before the request left (t1).
-    public static let replyBeforeRequest = SampleError(.replyBeforeRequest)
+    package static let replyBeforeRequest = SampleError(.replyBeforeRequest)
     /// The server's transmit time (t3) is before its receive time (t2).
-    public static let serverTimestampsReversed = SampleError(.serverTimestampsReversed)
+    package static let serverTimestampsReversed = SampleError(.serverTimestampsReversed)
     /// The round trip minus the server's processing time is negative: inconsistent timestamps.
-    public static let negativeDelay = SampleError(.negativeDelay)
+    package static let negativeDelay = SampleError(.negativeDelay)
     /// A timestamp resolution below zero.
-    public static let negativeResolution = SampleError(.negativeResolution)
+    package static let negativeResolution = SampleError(.negativeResolution)
     /// A server-reported uncertainty below zero.
-    public static let negativeUncertainty = SampleError(.negativeUncertainty)
+    package static let negativeUncertainty = SampleError(.negativeUncertainty)
     /// A sample without a source name.
-    public static let emptySourceName = SampleError(.emptySourceName)
+    package static let emptySourceName = SampleError(.emptySourceName)
     /// A remaining duration below zero.
-    public static let negativeDuration = SampleError(.negativeDuration)
+    package static let negativeDuration = SampleError(.negativeDuration)
     /// A server time outside ``SampleLimits/serverTimes``, or a monotonic instant outside
     /// ``SampleLimits/monotonicInstants``.
-    public static let timeOutOfRange = SampleError(.timeOutOfRange)
+    package static let timeOutOfRange = SampleError(.timeOutOfRange)
     /// An exchange (or a server's processing time) longer than ``SampleLimits/maximumSpan``.
-    public static let spanTooLong = SampleError(.spanTooLong)
+    package static let spanTooLong = SampleError(.spanTooLong)
     /// A server-reported uncertainty above ``SampleLimits/maximumServerUncertainty``.
-    public static let uncertaintyOutOfRange = SampleError(.uncertaintyOutOfRange)
+    package static let uncertaintyOutOfRange = SampleError(.uncertaintyOutOfRange)
     /// A timestamp resolution above ``SampleLimits/maximumResolution``.
-    public static let resolutionOutOfRange = SampleError(.resolutionOutOfRange)
+    package static let resolutionOutOfRange = SampleError(.resolutionOutOfRange)
     /// A source name longer than ``SampleLimits/maximumSourceNameLength`` bytes.
-    public static let sourceNameTooLong = SampleError(.sourceNameTooLong)
+    package static let sourceNameTooLong = SampleError(.sourceNameTooLong)
     /// Bounds wider than a sample within every limit can have.
-    public static let intervalTooWide = SampleError(.intervalTooWide)
+    package static let intervalTooWide = SampleError(.intervalTooWide)
 
-    public var description: String {
+    package var description: String {
         switch code {
         case .emptyInterval: "offset interval is empty (lower bound above upper bound)"
         case .replyBeforeRequest: "reply received before the request was sent"
@@ -86,4 +86,8 @@ public struct SampleError: TimeSyncError {
         case .intervalTooWide: "offset bounds wider than any valid sample's"
         }
     }
+}
+
+extension SampleError: TimeSyncErrorConvertible {
+    package var timeSyncError: TimeSyncError { TimeSyncError(.invalidValue, description, cause: self) }
 }

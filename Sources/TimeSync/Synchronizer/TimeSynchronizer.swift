@@ -36,21 +36,22 @@ public final class TimeSynchronizer: Sendable {
     ///     samples of these sources are restored, and they never outvote what the sources say now.
     ///   - keyProvider: The key that authenticates the store (default: ``SystemCalibrationKeyProvider``).
     ///   - onWarning: Receives warnings (an unusable store).
-    /// - Throws: ``TimeSynchronizerError``.
+    /// - Throws: ``TimeSyncError`` ``TimeSyncError/Code/noSources``,
+    ///   ``TimeSyncError/Code/duplicateSource`` or ``TimeSyncError/Code/mixedReferences``.
     public init(
         sources: [TimeSource], fallbackSources: [TimeSource] = [], configuration: Configuration = .init(),
         timeBase: any TimeBase = SystemTimeBase(), store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil, onWarning: (@Sendable (String) -> Void)? = nil
-    ) throws(TimeSynchronizerError) {
-        guard !sources.isEmpty else { throw .noSources }
+    ) throws(TimeSyncError) {
+        guard !sources.isEmpty else { throw TimeSynchronizerError.noSources.timeSyncError }
         let all = sources + fallbackSources
         var names: Set<String> = []
         for source in all {
-            guard names.insert(source.name).inserted else { throw .duplicateSource(source.name) }
+            guard names.insert(source.name).inserted else { throw TimeSynchronizerError.duplicateSource(source.name).timeSyncError }
         }
         var references: [TimeReference] = []
         for source in all where !references.contains(source.reference) { references.append(source.reference) }
-        guard references.count == 1 else { throw .mixedReferences(references) }
+        guard references.count == 1 else { throw TimeSynchronizerError.mixedReferences(references).timeSyncError }
         var poll = configuration.poll
         // As many as the main sources can muster: the fallback sources, when they are polled, must
         // reach the same count among themselves.
@@ -98,7 +99,7 @@ public final class TimeSynchronizer: Sendable {
         sources: [any SourceDriver], fallbackSources: [any SourceDriver] = [], configuration: Configuration = .init(),
         timeBase: any TimeBase, store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil, onWarning: (@Sendable (String) -> Void)? = nil
-    ) throws(TimeSynchronizerError) {
+    ) throws(TimeSyncError) {
         try self.init(
             sources: sources.map { TimeSource($0) }, fallbackSources: fallbackSources.map { TimeSource($0) }, configuration: configuration,
             timeBase: timeBase, store: store, keyProvider: keyProvider, onWarning: onWarning)

@@ -1,5 +1,5 @@
 /// Why a ``TimeSynchronizer`` cannot be made.
-public enum TimeSynchronizerError: TimeSyncError, Hashable {
+package enum TimeSynchronizerError: CodedError, Hashable {
     /// No source.
     case noSources
     /// Two sources have the same name: their samples would be taken for one server's.
@@ -9,9 +9,9 @@ public enum TimeSynchronizerError: TimeSyncError, Hashable {
     case mixedReferences([TimeReference])
 
     /// The error itself: each case is its own code.
-    public var code: Self { self }
+    package var code: Self { self }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noSources: "no time source"
         case .duplicateSource(let name): "two sources are named \(name)"
@@ -19,5 +19,17 @@ public enum TimeSynchronizerError: TimeSyncError, Hashable {
             "sources tell different times (\(references.map(\.description).joined(separator: ", "))): "
                 + "a synchronizer follows one reference; use one synchronizer per reference"
         }
+    }
+}
+
+extension TimeSynchronizerError: TimeSyncErrorConvertible {
+    package var timeSyncError: TimeSyncError {
+        let kind: TimeSyncError.Code =
+            switch self {
+            case .noSources: .noSources
+            case .duplicateSource: .duplicateSource
+            case .mixedReferences: .mixedReferences
+            }
+        return TimeSyncError(kind, description, cause: self)
     }
 }

@@ -101,7 +101,7 @@ package struct NTSRequestLayout: Sendable, Hashable {
 }
 
 /// NTS fields in a request that break the protocol's rules: the request is dropped.
-package struct NTSServerRequestError: TimeSyncError {
+package struct NTSServerRequestError: CodedError {
     /// The NTS fields that break the rules.
     package enum Code: Sendable, Hashable {
         /// Not exactly one Unique Identifier of 32 bytes or more.

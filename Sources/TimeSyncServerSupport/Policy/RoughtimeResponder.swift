@@ -3,7 +3,7 @@ import TimeSync
 import TimeSyncWire
 
 /// Why a Roughtime server sent nothing back.
-public enum RoughtimeDropReason: TimeSyncError, Hashable {
+public enum RoughtimeDropReason: CodedError, Hashable {
     /// Shorter than 1024 bytes: answering would amplify a forged source's traffic.
     case tooShort
     /// Not a request: the framing, layout or a value is wrong.

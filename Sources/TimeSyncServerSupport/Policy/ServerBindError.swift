@@ -12,7 +12,7 @@ import TimeSync
 ///
 /// Match on ``code`` (`error.code == .addressInUse`); ``transport``, ``host`` and ``port`` say which
 /// socket could not be bound.
-public struct ServerBindError: TimeSyncError {
+public struct ServerBindError: CodedError {
     /// The kinds of failed bind.
     public enum Code: Sendable, Hashable {
         /// Another socket already serves the address and port.

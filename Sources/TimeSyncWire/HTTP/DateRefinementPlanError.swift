@@ -1,7 +1,7 @@
 import TimeSync
 
 /// Why a `DateRefinementPlan` cannot start.
-public enum DateRefinementPlanError: TimeSyncError, Hashable {
+public enum DateRefinementPlanError: CodedError, Hashable {
     /// No source to measure.
     case noSources
     /// The request budget does not cover one probe of each source.

@@ -1,7 +1,7 @@
 import TimeSync
 
 /// Why an HTTP-date (RFC 9110 §5.6.7) could not be parsed. A malformed date changes nothing.
-public struct HTTPDateError: TimeSyncError {
+public struct HTTPDateError: CodedError {
     /// The kinds of unreadable HTTP-date.
     public enum Code: Sendable, Hashable {
         /// The value is empty (or only whitespace).

@@ -4,7 +4,7 @@ import TimeSync
 /// carried no `Retry-After`.
 ///
 /// Match on ``code`` (`error.code == .negative`).
-public struct HTTPRetryAfterError: TimeSyncError {
+public struct HTTPRetryAfterError: CodedError {
     /// The kinds of unreadable `Retry-After`.
     public enum Code: Sendable, Hashable {
         /// The value is empty (or only whitespace).

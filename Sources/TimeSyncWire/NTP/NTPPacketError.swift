@@ -1,7 +1,7 @@
 import TimeSync
 
 /// Why bytes could not be decoded as an NTP packet.
-public struct NTPPacketError: TimeSyncError {
+public struct NTPPacketError: CodedError {
     /// The kinds of undecodable bytes.
     public enum Code: Sendable, Hashable {
         /// Fewer than the 48 bytes of the header.

@@ -4,7 +4,7 @@ import TimeSync
 ///
 /// Match on ``code`` (`error.code == .kissOfDeath`); the rest says more about that kind of failure
 /// (``kissCode``, ``leap``, and the ``underlying`` decoding or timestamp error).
-public struct NTPReplyError: TimeSyncError {
+public struct NTPReplyError: CodedError {
     /// The kinds of rejected reply.
     public enum Code: Sendable, Hashable {
         /// The datagram is not an NTP packet (too short, or a malformed extension area); the

@@ -4,7 +4,7 @@ import TimeSync
 /// unacceptable message, or the TLS connection's failure.
 ///
 /// Match on ``code`` (`error.code == .untrustedCertificate`); ``detail`` says more, for people.
-public struct NTSKEError: TimeSyncError {
+public struct NTSKEError: CodedError {
     /// The kinds of failed key exchange.
     public enum Code: Sendable, Hashable {
         /// The peer answered with an Error record (see ``NTSKEError/serverCode``).

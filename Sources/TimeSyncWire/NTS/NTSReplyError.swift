@@ -5,7 +5,7 @@ import TimeSync
 ///
 /// Match on ``code``: `error.code == .authenticationFailed`, or `error.code == .ntp(.kissOfDeath)`
 /// for an NTP-level rejection, whose `NTPReplyError` is the ``underlying`` error.
-public struct NTSReplyError: TimeSyncError {
+public struct NTSReplyError: CodedError {
     /// The kinds of rejected NTS reply.
     public enum Code: Sendable, Hashable {
         /// The reply failed a check of plain NTP (origin mismatch, Kiss-o'-Death, …): the

@@ -5,7 +5,7 @@ import TimeSync
 /// URL or key cannot be used, or its signed replies cannot all be true.
 ///
 /// Match on ``code`` (`error.code == .badResponseSignature`); ``detail`` says more, for people.
-public struct RoughtimeError: TimeSyncError {
+public struct RoughtimeError: CodedError {
     /// The kinds of refused Roughtime bytes, servers and keys.
     public enum Code: Sendable, Hashable {
         /// The bytes end before the message they announce.

@@ -12,7 +12,7 @@ import TimeSync
 ///   - body: The code that should throw.
 /// - Returns: The error thrown when it matches, for further checks; `nil` otherwise.
 @discardableResult
-package func expectThrows<E: TimeSyncError>(
+package func expectThrows<E: CodedError>(
     _ expected: E, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
     performing body: () throws -> some Any
 ) -> E? {
@@ -36,7 +36,7 @@ package func expectThrows<E: TimeSyncError>(
 ///   - body: The code that should throw.
 /// - Returns: The error thrown when it matches, for further checks; `nil` otherwise.
 @discardableResult
-package func expectThrows<E: TimeSyncError>(
+package func expectThrows<E: CodedError>(
     _ expected: E, _ comment: Comment? = nil, isolation: isolated (any Actor)? = #isolation,
     sourceLocation: SourceLocation = #_sourceLocation, performing body: () async throws -> some Any
 ) async -> E? {
@@ -51,7 +51,7 @@ package func expectThrows<E: TimeSyncError>(
 
 /// The thrown error when it is `expected`'s type and code; records an issue and returns `nil` for
 /// anything else.
-private func check<E: TimeSyncError>(
+private func check<E: CodedError>(
     _ outcome: Result<Any, any Error>, _ expected: E, _ comment: Comment?, _ sourceLocation: SourceLocation
 ) -> E? {
     let wanted = "\(E.self) with code \(expected.code)"
@@ -61,6 +61,22 @@ private func check<E: TimeSyncError>(
         problem = "expected \(wanted) to be thrown, but the body returned \(value)"
     case .failure(let error as E) where error.code == expected.code:
         return error
+    case .failure(let error as TimeSyncError):
+        // The public form of a layer's error: the layer's error is its cause, and the public code
+        // must be the one the layer's error maps to.
+        guard let inner = error.cause as? E else {
+            problem = "expected \(wanted) to be thrown, but TimeSyncError \(error.code) was, caused by \(error.cause.map { "\(type(of: $0))" } ?? "nothing"): \(error)"
+            break
+        }
+        guard inner.code == expected.code else {
+            problem = "expected \(wanted) to be thrown, but its code is \(inner.code): \(inner)"
+            break
+        }
+        if let convertible = inner as? any TimeSyncErrorConvertible, convertible.timeSyncError.code != error.code {
+            problem = "TimeSyncError's code \(error.code) is not \(inner)'s public code \(convertible.timeSyncError.code)"
+            break
+        }
+        return inner
     case .failure(let error as E):
         problem = "expected \(wanted) to be thrown, but its code is \(error.code): \(error)"
     case .failure(let error):
@@ -68,4 +84,9 @@ private func check<E: TimeSyncError>(
     }
     Issue.record(Comment(rawValue: comment.map { "\(problem) (\($0.rawValue))" } ?? problem), sourceLocation: sourceLocation)
     return nil
+}
+
+/// A layer's error of type `E`: `error` itself, or the cause of the ``TimeSyncError`` it was thrown as.
+package func layerError<E: Error>(_ error: any Error, as type: E.Type) -> E? {
+    error as? E ?? (error as? TimeSyncError)?.cause as? E
 }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import Testing
 import TimeSync
+import TimeSyncSockets
 import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncNTPServer

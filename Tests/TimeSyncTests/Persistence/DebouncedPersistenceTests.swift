@@ -68,7 +68,8 @@ import TimeSyncTesting
         try clock.flush()
         #expect(store.saves == 2)
         store.failing = true
-        #expect(throws: CocoaError.self) { try clock.flush() }
+        let failure = try #require(throws: TimeSyncError.self) { try clock.flush() }
+        #expect(failure.code == .storeUnavailable && failure.cause is CocoaError, "the store's own error is the cause: \(failure)")
         #expect(clock.isSynchronized, "a failed write changes nothing")
         for await event in events {
             if case .storeFailed(let reason) = event {

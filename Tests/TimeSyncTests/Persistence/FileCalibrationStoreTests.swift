@@ -40,7 +40,7 @@ import TimeSyncTesting
             try store.validate()
             return nil
         } catch {
-            return error as? FileCalibrationStoreError
+            return layerError(error, as: FileCalibrationStoreError.self)
         }
     }
 
@@ -53,8 +53,8 @@ import TimeSyncTesting
         let run = try runClock(on: store)
         #expect(run.warnings.contains { $0.contains("is a file of \(notes.count) bytes that is not a TimeSync calibration store") }, "\(run.warnings)")
         #expect(try Data(contentsOf: path) == notes)
-        #expect(throws: FileCalibrationStoreError.self) { try store.save(Data("{}".utf8)) }
-        #expect(throws: FileCalibrationStoreError.self) { try store.remove() }
+        #expect(throws: TimeSyncError.self) { try store.save(Data("{}".utf8)) }
+        #expect(throws: TimeSyncError.self) { try store.remove() }
         #expect(try Data(contentsOf: path) == notes)
     }
 
@@ -89,7 +89,7 @@ import TimeSyncTesting
         let store = FileCalibrationStore(url: path)
         let refused = refusal(store)
         #expect(refused?.path == path.path && refused?.code == .notAFile("a FIFO"))
-        #expect(throws: FileCalibrationStoreError.self) { try store.load() }
+        #expect(throws: TimeSyncError.self) { try store.load() }
         _ = try runClock(on: store)
         var status = stat()
         #expect(lstat(path.path, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)

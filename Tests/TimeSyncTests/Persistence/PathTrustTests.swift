@@ -35,7 +35,8 @@ import TimeSyncTesting
         do {
             _ = try FileCalibrationKeyProvider(url: URL(fileURLWithPath: key)).key()
             return nil
-        } catch let error as CalibrationKeyError {
+        } catch let error where layerError(error, as: CalibrationKeyError.self) != nil {
+            let error = layerError(error, as: CalibrationKeyError.self)!
             return (error, error.underlying as? UntrustedPathError)
         } catch {
             Issue.record("not a CalibrationKeyError: \(error)")
@@ -153,8 +154,8 @@ import TimeSyncTesting
         for attempt in [{ try store.validate() }, { try store.save(Data()) }, { _ = try store.load() }] {
             do {
                 try attempt()
-            } catch let error as FileCalibrationStoreError {
-                errors.append(error)
+            } catch let error where layerError(error, as: FileCalibrationStoreError.self) != nil {
+                errors.append(layerError(error, as: FileCalibrationStoreError.self)!)
             } catch {
                 Issue.record("not a FileCalibrationStoreError: \(error)")
             }
@@ -209,7 +210,9 @@ import TimeSyncTesting
         let path = temporary.path + "/file/timesync/calibration.json"
         let store = FileCalibrationStore(url: URL(fileURLWithPath: path))
         #expect(throws: Never.self) { try store.validate() }
-        let error = try #require(throws: FileCalibrationStoreError.self) { try store.save(Data()) }
+        let thrownError = try #require(throws: TimeSyncError.self) { try store.save(Data()) }
+        #expect(thrownError.code == .storeUnavailable)
+        let error = try #require(thrownError.cause as? FileCalibrationStoreError)
         #expect(error.code == .unwritable("cannot make its directory \(temporary.path)/file: Not a directory"), "\(error)")
         #expect(
             error.description
@@ -219,7 +222,7 @@ import TimeSyncTesting
         let clock = ServerClock(timeBase: base, store: store, keyProvider: FixedCalibrationKey(seed: 1))
         let events = clock.events()
         clock.calibrate(with: try Fixture.exchange(offset: 0, at: base.monotonicNow()))
-        let thrown = try #require(throws: FileCalibrationStoreError.self) { try clock.flush() }
+        let thrown = try #require((try #require(throws: TimeSyncError.self) { try clock.flush() }).cause as? FileCalibrationStoreError)
         #expect(thrown.description == error.description)
         var reason: String?
         for await event in events {
