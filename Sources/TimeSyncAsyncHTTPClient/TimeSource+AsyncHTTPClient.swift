@@ -16,11 +16,11 @@ extension TimeSource {
     ///   - reference: Which time the server tells: UTC by default; `.service(name)` when your
     ///     server's own clock is the reference.
     ///   - logger: Where rejected responses are logged (nowhere by default).
-    /// - Throws: `HTTPTimeError.invalidURL` for anything but an absolute http(s) URL with a host.
+    /// - Throws: `TimeSyncError` `.invalidURL` for anything but an absolute http(s) URL with a host.
     public static func api(
         _ url: String, client: HTTPClient, reference: TimeReference = .utc,
         logger: Logger = Logger(label: "timesync.http", factory: { _ in SwiftLogNoOpLogHandler() })
-    ) throws(HTTPTimeError) -> TimeSource {
+    ) throws(TimeSyncError) -> TimeSource {
         try source(url, client: client, preference: .preferTimeHeader, reference: reference, logger: logger)
     }
 
@@ -30,11 +30,11 @@ extension TimeSource {
     ///   - url: An absolute `http` or `https` URL.
     ///   - client: The HTTP client; ``httpClient()`` makes one suited to timing.
     ///   - logger: Where rejected responses are logged (nowhere by default).
-    /// - Throws: `HTTPTimeError.invalidURL` for anything but an absolute http(s) URL with a host.
+    /// - Throws: `TimeSyncError` `.invalidURL` for anything but an absolute http(s) URL with a host.
     public static func https(
         _ url: String, client: HTTPClient,
         logger: Logger = Logger(label: "timesync.http", factory: { _ in SwiftLogNoOpLogHandler() })
-    ) throws(HTTPTimeError) -> TimeSource {
+    ) throws(TimeSyncError) -> TimeSource {
         try source(url, client: client, preference: .dateOnly, reference: .utc, logger: logger)
     }
 
@@ -46,9 +46,9 @@ extension TimeSource {
 
     private static func source(
         _ url: String, client: HTTPClient, preference: HTTPTimeScheme.Preference, reference: TimeReference, logger: Logger
-    ) throws(HTTPTimeError) -> TimeSource {
+    ) throws(TimeSyncError) -> TimeSource {
         // The URL is checked once, here, so that the factory throws rather than each measurement.
-        guard HTTPTimeSource.sourceName(url) != nil else { throw HTTPTimeError.invalidURL.withDetail(url) }
+        guard HTTPTimeSource.sourceName(url) != nil else { throw HTTPTimeError.invalidURL.withDetail(url).timeSyncError }
         return TimeSource { timeBase in
             var source = try! HTTPTimeSource(url: url, client: client, policy: preference, timeBase: timeBase, logger: logger)
             source.reference = reference

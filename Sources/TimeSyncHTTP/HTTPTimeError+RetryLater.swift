@@ -4,7 +4,7 @@ import TimeSyncWire
 extension HTTPTimeError: SourceFailure {
     /// The statuses by which a server asks its clients to back off: `429 Too Many Requests` and
     /// `503 Service Unavailable`.
-    public static let retryLaterStatuses: Set<Int> = [429, 503]
+    package static let retryLaterStatuses: Set<Int> = [429, 503]
 
     /// The ``retryLater`` error for a response that asks the client to back off, with the wait its
     /// `Retry-After` asks for; `nil` for any other status.
@@ -18,7 +18,7 @@ extension HTTPTimeError: SourceFailure {
     ///   - headers: The response's header fields; names compare case-insensitively.
     ///   - wallNow: The device's wall clock now.
     /// - Returns: The error, or `nil` when the status is not one of ``retryLaterStatuses``.
-    public static func retryLater(
+    package static func retryLater(
         status: Int, headers: some Sequence<(name: String, value: String)>, wallNow: UnixTime
     ) -> HTTPTimeError? {
         guard retryLaterStatuses.contains(status) else { return nil }
@@ -49,5 +49,5 @@ extension HTTPTimeError: SourceFailure {
     }
 
     /// `HTTP 429` or `HTTP 503`, for a response that asked the client to back off.
-    public var refusalCode: String? { code == .retryLater ? status.map { "HTTP \($0)" } : nil }
+    package var refusalCode: String? { code == .retryLater ? status.map { "HTTP \($0)" } : nil }
 }

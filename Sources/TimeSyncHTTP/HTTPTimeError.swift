@@ -2,9 +2,9 @@ import TimeSync
 
 /// Why a response could not calibrate a clock, or a measurement failed. Rejected responses change
 /// nothing.
-public struct HTTPTimeError: CodedError {
+package struct HTTPTimeError: CodedError {
     /// The kinds of rejected response or failed measurement.
-    public enum Code: Sendable, Hashable {
+    package enum Code: Sendable, Hashable {
         /// The response carries no `TimeSync-Time` header but one was required.
         case missingTimeHeader
         /// The `TimeSync-Time` header is not a valid structured field, or a member is missing or of the
@@ -63,17 +63,17 @@ public struct HTTPTimeError: CodedError {
     }
 
     /// Which kind of failure this is.
-    public let code: Code
+    package let code: Code
     /// For ``invalidDate``, the parser's complaint about the `Date` header (an `HTTPDateError`); for
     /// ``inconsistentTimestamps``, the core's complaint about the timestamps (a `SampleError`).
-    public let underlying: (any Error)?
+    package let underlying: (any Error)?
     /// Free-form detail for people (which field, which value), added to the message.
-    public let detail: String?
+    package let detail: String?
     /// The response's status code, for ``retryLater``.
-    public let status: Int?
+    package let status: Int?
     /// For ``retryLater``: how long the server asked to wait (its `Retry-After`, within
     /// `0...HTTPRetryAfter.maximum`); `nil` when it sent none or one that could not be read.
-    public let retryAfter: Duration?
+    package let retryAfter: Duration?
 
     init(
         _ code: Code, detail: String? = nil, underlying: (any Error)? = nil, status: Int? = nil, retryAfter: Duration? = nil
@@ -86,63 +86,63 @@ public struct HTTPTimeError: CodedError {
     }
 
     /// The same kind of error with a detail for humans (which value, how long was waited).
-    public func withDetail(_ detail: String) -> HTTPTimeError {
+    package func withDetail(_ detail: String) -> HTTPTimeError {
         HTTPTimeError(code, detail: detail, underlying: underlying, status: status, retryAfter: retryAfter)
     }
 
     /// The source answered with `TimeSync-Time` before and now without it.
-    public static let timeHeaderWithdrawn = HTTPTimeError(.timeHeaderWithdrawn)
+    package static let timeHeaderWithdrawn = HTTPTimeError(.timeHeaderWithdrawn)
     /// The response carries no `TimeSync-Time` header but one was required.
-    public static let missingTimeHeader = HTTPTimeError(.missingTimeHeader)
+    package static let missingTimeHeader = HTTPTimeError(.missingTimeHeader)
     /// The `TimeSync-Time` header is not a valid structured field, or a member is missing or of the
     /// wrong type or range.
-    public static let malformedTimeHeader = HTTPTimeError(.malformedTimeHeader)
+    package static let malformedTimeHeader = HTTPTimeError(.malformedTimeHeader)
     /// The `TimeSync-Time` header names a wire-format version this library does not know.
-    public static let unsupportedVersion = HTTPTimeError(.unsupportedVersion)
+    package static let unsupportedVersion = HTTPTimeError(.unsupportedVersion)
     /// The response carries no `Date` header.
-    public static let missingDate = HTTPTimeError(.missingDate)
+    package static let missingDate = HTTPTimeError(.missingDate)
     /// The response carries several different `Date` values.
-    public static let conflictingDates = HTTPTimeError(.conflictingDates)
+    package static let conflictingDates = HTTPTimeError(.conflictingDates)
     /// The response carries several `TimeSync-Time` fields that differ: which one the server meant
     /// cannot be known, so none is used.
-    public static let conflictingTimeHeaders = HTTPTimeError(.conflictingTimeHeaders)
+    package static let conflictingTimeHeaders = HTTPTimeError(.conflictingTimeHeaders)
     /// The `Date` header is not a valid HTTP-date (see ``underlying``).
-    public static let invalidDate = HTTPTimeError(.invalidDate)
+    package static let invalidDate = HTTPTimeError(.invalidDate)
     /// The response came from a cache (`Age` above zero, or an unreadable `Age`): its time is stale.
-    public static let cachedResponse = HTTPTimeError(.cachedResponse)
+    package static let cachedResponse = HTTPTimeError(.cachedResponse)
     /// A `304 Not Modified` that does not prove its time is fresh (no echo of the request's nonce).
-    public static let notModifiedWithoutFreshDate = HTTPTimeError(.notModifiedWithoutFreshDate)
+    package static let notModifiedWithoutFreshDate = HTTPTimeError(.notModifiedWithoutFreshDate)
     /// A nonce was sent but the `TimeSync-Time` header does not echo one: cached or replayed.
-    public static let nonceMissing = HTTPTimeError(.nonceMissing)
+    package static let nonceMissing = HTTPTimeError(.nonceMissing)
     /// The `TimeSync-Time` header echoes a different nonce: cached or replayed.
-    public static let nonceMismatch = HTTPTimeError(.nonceMismatch)
+    package static let nonceMismatch = HTTPTimeError(.nonceMismatch)
     /// The timestamps contradict each other or the local send/receive instants (see ``underlying``).
-    public static let inconsistentTimestamps = HTTPTimeError(.inconsistentTimestamps)
+    package static let inconsistentTimestamps = HTTPTimeError(.inconsistentTimestamps)
     /// Samples of one server contradict each other with no majority agreeing (replayed or lying
     /// responses, or the server stepped its clock during the measurement).
-    public static let inconsistentSamples = HTTPTimeError(.inconsistentSamples)
+    package static let inconsistentSamples = HTTPTimeError(.inconsistentSamples)
     /// Every response of a measurement was rejected.
-    public static let noUsableSamples = HTTPTimeError(.noUsableSamples)
+    package static let noUsableSamples = HTTPTimeError(.noUsableSamples)
     /// The URL is not an absolute `http` or `https` URL with a host.
-    public static let invalidURL = HTTPTimeError(.invalidURL)
+    package static let invalidURL = HTTPTimeError(.invalidURL)
     /// The load's response is not an HTTP response (a `file:` or `data:` URL, a custom protocol).
-    public static let notHTTPResponse = HTTPTimeError(.notHTTPResponse)
+    package static let notHTTPResponse = HTTPTimeError(.notHTTPResponse)
     /// No complete response (head and body) arrived before the exchange's deadline; the detail says
     /// how long was waited and what had arrived.
-    public static let timeout = HTTPTimeError(.timeout)
+    package static let timeout = HTTPTimeError(.timeout)
     /// An argument is out of range (for example zero samples).
-    public static let invalidArgument = HTTPTimeError(.invalidArgument)
+    package static let invalidArgument = HTTPTimeError(.invalidArgument)
     /// The response has none of the observer's schemes (a Unix timestamp header, a custom reading).
-    public static let missingTimestamp = HTTPTimeError(.missingTimestamp)
+    package static let missingTimestamp = HTTPTimeError(.missingTimestamp)
     /// A Unix timestamp header is not digits, is outside the supported years, or two copies differ.
-    public static let malformedTimestamp = HTTPTimeError(.malformedTimestamp)
+    package static let malformedTimestamp = HTTPTimeError(.malformedTimestamp)
     /// The server answered `429 Too Many Requests` or `503 Service Unavailable`: it asks to be asked
     /// less often, or later (``status`` and ``retryAfter`` say what it said). A time source polls it
     /// again no sooner than its `Retry-After`; see ``pollOutcome``.
-    public static let retryLater = HTTPTimeError(.retryLater)
+    package static let retryLater = HTTPTimeError(.retryLater)
 
     /// A human-readable explanation, with the detail when there is one.
-    public var description: String {
+    package var description: String {
         let base: String =
             switch code {
             case .missingTimeHeader: "response has no \(HTTPTimeHeader.name) header"
@@ -173,4 +173,18 @@ public struct HTTPTimeError: CodedError {
             }
         return detail.map { "\(base) (\($0))" } ?? base
     }
+}
+
+extension HTTPTimeError: TimeSyncErrorConvertible {
+    package var timeSyncError: TimeSyncError {
+        TimeSyncError(code == .invalidURL ? .invalidURL : .invalidResponse, description, cause: self)
+    }
+}
+
+extension TimeSyncError.Code {
+    /// A URL that is not an absolute `http` or `https` URL with a host.
+    public static let invalidURL = Self("invalidURL")
+    /// A response that does not tell the server's time as asked (no usable header, a nonce that does
+    /// not match, a cached response): the clock is unchanged.
+    public static let invalidResponse = Self("invalidResponse")
 }

@@ -15,24 +15,24 @@ import TimeSync
 /// - `u` (optional): how far the server's own clock may be off, in nanoseconds.
 ///
 /// Unknown members and parameters are ignored, so later versions can add members.
-public struct HTTPTimeHeader: Sendable, Hashable {
+package struct HTTPTimeHeader: Sendable, Hashable {
     /// The response header's name.
-    public static let name = "TimeSync-Time"
+    package static let name = "TimeSync-Time"
     /// The request header carrying the client's nonce (an RFC 9651 string).
-    public static let nonceName = "TimeSync-Nonce"
+    package static let nonceName = "TimeSync-Nonce"
     /// The wire-format version this library writes and reads.
-    public static let currentVersion: Int64 = 1
+    package static let currentVersion: Int64 = 1
     /// The longest nonce a server echoes, in characters.
-    public static let maximumNonceLength = 64
+    package static let maximumNonceLength = 64
 
     /// t2: the server's clock when the request arrived.
-    public var serverReceive: UnixTime
+    package var serverReceive: UnixTime
     /// t3: the server's clock when the response left (as late as practical).
-    public var serverTransmit: UnixTime
+    package var serverTransmit: UnixTime
     /// The echoed request nonce, if the request carried one.
-    public var nonce: String?
+    package var nonce: String?
     /// How far the server's stamps may be off its reference (its own sync error), if it says.
-    public var uncertainty: Duration?
+    package var uncertainty: Duration?
 
     /// Creates a header value.
     /// - Parameters:
@@ -40,7 +40,7 @@ public struct HTTPTimeHeader: Sendable, Hashable {
     ///   - serverTransmit: t3, the server's clock when the response left.
     ///   - nonce: The request's nonce to echo, if any.
     ///   - uncertainty: The server's own clock error bound, if known.
-    public init(serverReceive: UnixTime, serverTransmit: UnixTime, nonce: String? = nil, uncertainty: Duration? = nil) {
+    package init(serverReceive: UnixTime, serverTransmit: UnixTime, nonce: String? = nil, uncertainty: Duration? = nil) {
         self.serverReceive = serverReceive
         self.serverTransmit = serverTransmit
         self.nonce = nonce
@@ -51,7 +51,7 @@ public struct HTTPTimeHeader: Sendable, Hashable {
     ///
     /// A nonce that is not a valid RFC 9651 string of at most ``maximumNonceLength`` characters, and
     /// a negative uncertainty, are left out.
-    public var fieldValue: String {
+    package var fieldValue: String {
         // Written byte by byte into the string's own storage: this runs on every stamped response, and
         // the structured-field serializer costs ~1.7 µs of allocations, string interpolation several
         // temporaries. The output is byte-identical to ``serializedFieldValue`` (the tests check it):
@@ -121,7 +121,7 @@ public struct HTTPTimeHeader: Sendable, Hashable {
     /// - Throws: ``HTTPTimeError/malformedTimeHeader`` for an invalid structured field or a missing,
     ///   mistyped or out-of-range member; ``HTTPTimeError/unsupportedVersion`` for a version other
     ///   than 1.
-    public init(parsing fieldValue: some StringProtocol) throws(HTTPTimeError) {
+    package init(parsing fieldValue: some StringProtocol) throws(HTTPTimeError) {
         let members: OrderedMap<String, ItemOrInnerList>
         do {
             var parser = StructuredFieldValueParser(Array(fieldValue.utf8))

@@ -47,7 +47,7 @@ func runWatch(_ options: WatchOptions) async throws -> Bool {
         synchronizer = try TimeSynchronizer(
             sources: timeSources,
             configuration: .init(
-                targetError: .seconds(double: options.targetError / 1000), timeout: .seconds(double: options.timeout),
+                targetError: .seconds(double: options.targetError / 1000), poll: .init(), timeout: .seconds(double: options.timeout),
                 persistence: PersistencePolicy(minimumInterval: .seconds(10))),
             timeBase: timeBase, store: calibrationStore,
             onWarning: { FileHandle.standardError.write(Data("timesync watch: \($0)\n".utf8)) })

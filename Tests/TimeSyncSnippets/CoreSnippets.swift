@@ -91,13 +91,11 @@ private func sourceRemainingTime(clock: ServerClock, fetchSecondsUntilSale: () a
 private func gettingStartedDiagnostics(sync: TimeSynchronizer) {
     // snippet: getting-started-diagnostics
     let diagnostics = sync.diagnostics()
-    if let next = diagnostics.nextPoll {
-        print("next poll: \(next.source) in \(next.wait) (\(next.reason))")  // "… in 128.0 seconds (backoff)"
-    }
+    print(diagnostics.summary)                     // "synchronized by time1.example.com, …"
     for source in diagnostics.sources {
-        print(source.source, source.state, source.lastFailure?.reason ?? "no failure")
+        print(source.source, source.state, source.nextPollReason.map { "next: \($0)" } ?? "", source.lastFailureReason ?? "no failure")
     }
-    for entry in diagnostics.history { print(entry.time, entry.kind) }
+    for line in diagnostics.log { print(line) }   // the latest events, oldest first
     // end snippet
 }
 

@@ -87,7 +87,7 @@ private func gettingStartedSync() async throws {
     } else {
         // Nothing answered in time: each source says why (no reply, refused, a response it rejected…).
         for source in sync.diagnostics().sources {
-            print("\(source.source): \(source.state)", source.lastFailure?.reason ?? "no answer yet")
+            print("\(source.source): \(source.state)", source.lastFailureReason ?? "no answer yet")
         }
     }
     // end snippet
@@ -137,9 +137,9 @@ private func servingOtherFramework(nonceField: String?) {
     let timeBase = SystemTimeBase()
     let received = timeBase.wallNow()                     // as early as possible
     // … handle the request …
-    let nonce = nonceField.flatMap { HTTPTimeNonce.parse($0) }   // the request's TimeSync-Nonce, if any
-    let value = HTTPTimeHeader(serverReceive: received, serverTransmit: timeBase.wallNow(), nonce: nonce).fieldValue
-    // Set `TimeSync-Time: <value>` on the response, as the last thing before writing it.
+    // `nonceField`: the request's `TimeSync-Nonce` value, if any.
+    let value = HTTPTimeScheme.timeHeaderValue(serverReceive: received, serverTransmit: timeBase.wallNow(), nonceField: nonceField)
+    // Set `TimeSync-Time: <value>` on the response (when not nil), as the last thing before writing it.
     // end snippet
     _ = value
 }

@@ -30,7 +30,7 @@ public final class ServerClock: Clock, Sendable {
     /// ``reset()`` returns to it).
     package let initialEstimator: any OffsetEstimator
     /// The settings.
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Where calibrations are saved and restored, if anywhere.
     public let store: (any CalibrationStore)?
 
@@ -61,21 +61,20 @@ public final class ServerClock: Clock, Sendable {
     ///   - onWarning: Receives warnings (an unusable store) — bridge it to your logger.
     public convenience init(
         timeBase: any TimeBase = SystemTimeBase(),
-        configuration: Configuration = .init(),
         store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil,
         onWarning: (@Sendable (String) -> Void)? = nil
     ) {
         self.init(
-            timeBase: timeBase, estimator: nil, configuration: configuration, store: store, keyProvider: keyProvider,
+            timeBase: timeBase, estimator: nil, configuration: .init(), store: store, keyProvider: keyProvider,
             onWarning: onWarning)
     }
 
     /// A clock over an estimator of the caller's (the simulator compares strategies this way).
     package init(
         timeBase: any TimeBase,
-        estimator: (any OffsetEstimator)?,
-        configuration: Configuration = .init(),
+        estimator: (any OffsetEstimator)? = nil,
+        configuration: Configuration,
         store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil,
         onWarning: (@Sendable (String) -> Void)? = nil

@@ -5,22 +5,22 @@
 /// ``minimumInterval`` has passed since the last write, and then the newest state is written once.
 /// Writes run in a background task; ``ServerClock/flush()`` writes at once (call it when the app goes
 /// to the background or stops).
-public struct PersistencePolicy: Sendable, Hashable {
+package struct PersistencePolicy: Sendable, Hashable {
     /// At most one routine write per this interval. Default 60 s.
-    public var minimumInterval: Duration
+    package var minimumInterval: Duration
     /// An estimate that moved more than this since the last write is written at once. Default 10 ms.
-    public var significantChange: Duration
+    package var significantChange: Duration
     /// Whether writes due at a calibration run in a background task (the default) or on the
     /// calibrating thread (a command-line tool that must not exit before its write, a fuzz harness).
-    public var writesInBackground: Bool
+    package var writesInBackground: Bool
 
     /// Creates a policy.
-    public init(minimumInterval: Duration = .seconds(60), significantChange: Duration = .milliseconds(10), writesInBackground: Bool = true) {
+    package init(minimumInterval: Duration = .seconds(60), significantChange: Duration = .milliseconds(10), writesInBackground: Bool = true) {
         self.minimumInterval = max(.zero, minimumInterval)
         self.significantChange = max(.zero, significantChange)
         self.writesInBackground = writesInBackground
     }
 
     /// Every calibration written at once (in the background).
-    public static let everyCalibration = PersistencePolicy(minimumInterval: .zero, significantChange: .zero)
+    package static let everyCalibration = PersistencePolicy(minimumInterval: .zero, significantChange: .zero)
 }

@@ -10,15 +10,15 @@
 /// ```
 public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
     /// The next poll due across the sources.
-    public struct NextPoll: Sendable, Hashable, Codable {
+    package struct NextPoll: Sendable, Hashable, Codable {
         /// The source to be polled.
-        public var source: String
+        package var source: String
         /// When, on the monotonic clock.
-        public var time: MonotonicInstant
+        package var time: MonotonicInstant
         /// How long until then (zero when it is due now).
-        public var wait: Duration
+        package var wait: Duration
         /// Why then.
-        public var reason: PollReason
+        package var reason: PollReason
 
         package init(source: String, time: MonotonicInstant, wait: Duration, reason: PollReason) {
             self.source = source
@@ -29,9 +29,9 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
     }
 
     /// One notable thing the synchronizer did, with when it did it.
-    public struct Entry: Sendable, Hashable, Codable {
+    package struct Entry: Sendable, Hashable, Codable {
         /// What happened.
-        public enum Kind: Sendable, Hashable, Codable {
+        package enum Kind: Sendable, Hashable, Codable {
             /// An event the synchronizer's ``TimeSynchronizer/events(bufferingNewest:)`` stream
             /// carried: a measurement, a failure, a kiss, a fallback, a resynchronization.
             case event(TimeSynchronizerEvent)
@@ -45,9 +45,9 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
         }
 
         /// When it happened, on the monotonic clock.
-        public var time: MonotonicInstant
+        package var time: MonotonicInstant
         /// What happened.
-        public var kind: Kind
+        package var kind: Kind
     }
 
     /// The clock's status.
@@ -56,19 +56,23 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
     public var calibrationAge: Duration?
     /// The next poll due, `nil` when none is (the synchronizer is not running, or every source
     /// stopped or waits for a reply).
-    public var nextPoll: NextPoll?
+    package var nextPoll: NextPoll?
     /// Each source, in the order they were given to the synchronizer (the fallback sources last).
     public var sources: [SourceDiagnostics]
     /// The latest notable events, oldest first: at most ``historyLength``.
-    public var history: [Entry]
+    package var history: [Entry]
     /// How the clock's store works when not as asked, `nil` when it does (or there is none): `off:`
     /// and why calibrations are neither restored nor saved (no way to tell boots apart, a store that
     /// cannot be used), `not restored:` (no key yet), or `on the boot time:` where the system refused
     /// its boot session identifier and the boot time tells boots apart instead.
     public var persistence: String?
 
+    /// The latest notable events, oldest first (at most 32), a line each: when, on the monotonic
+    /// clock, and what happened (a measurement, a failure, a kiss, a fallback, a status change).
+    public var log: [String] { history.map { "\($0.time): \($0.description)" } }
+
     /// How many events ``history`` keeps: 32.
-    public static let historyLength = 32
+    package static let historyLength = 32
 
     /// One line saying where the clock stands and why, for a log or a support screen. An
     /// unsynchronized clock reads the device's own time, and this says so, with each source's last
@@ -115,14 +119,14 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
 /// What a ``TimeSynchronizer`` knows of one source's polling, for ``SynchronizerDiagnostics``.
 public struct SourceDiagnostics: Sendable, Hashable, Codable {
     /// A poll that brought samples.
-    public struct Success: Sendable, Hashable, Codable {
+    package struct Success: Sendable, Hashable, Codable {
         /// When its result came in, on the monotonic clock.
-        public var time: MonotonicInstant
+        package var time: MonotonicInstant
         /// The round trip of its last sample (the exchange's span on this device's clock), when it
         /// brought one.
-        public var roundTrip: Duration?
+        package var roundTrip: Duration?
         /// How many samples it brought.
-        public var samples: Int
+        package var samples: Int
 
         package init(time: MonotonicInstant, roundTrip: Duration?, samples: Int) {
             self.time = time
@@ -132,11 +136,11 @@ public struct SourceDiagnostics: Sendable, Hashable, Codable {
     }
 
     /// A poll that brought no sample.
-    public struct Failure: Sendable, Hashable, Codable {
+    package struct Failure: Sendable, Hashable, Codable {
         /// When its result came in, on the monotonic clock.
-        public var time: MonotonicInstant
+        package var time: MonotonicInstant
         /// Why: the error, or the server's refusal.
-        public var reason: String
+        package var reason: String
 
         package init(time: MonotonicInstant, reason: String) {
             self.time = time
@@ -189,9 +193,17 @@ public struct SourceDiagnostics: Sendable, Hashable, Codable {
     /// NTP's reachability register: the last eight polls, newest in the lowest bit.
     public var reachability: UInt8
     /// Its last poll that brought samples, if any.
-    public var lastSuccess: Success?
+    package var lastSuccess: Success?
     /// Its last poll that brought none, if any.
-    public var lastFailure: Failure?
+    package var lastFailure: Failure?
+    /// When its last poll that brought samples ended, on the monotonic clock; `nil` before one did.
+    public var lastSuccessTime: MonotonicInstant? { lastSuccess?.time }
+    /// That poll's round trip, when its samples were exchanges.
+    public var lastRoundTrip: Duration? { lastSuccess?.roundTrip }
+    /// When its last poll that brought no sample ended; `nil` before one did.
+    public var lastFailureTime: MonotonicInstant? { lastFailure?.time }
+    /// Why that poll brought no sample: the error's message, or what the server's refusal said.
+    public var lastFailureReason: String? { lastFailure?.reason }
     /// The samples of it the clock's estimator holds now.
     public var clockSamples: Int
     /// When it is polled next, `nil` when it is not (stopped, standing by, awaiting a reply, or the
@@ -199,4 +211,16 @@ public struct SourceDiagnostics: Sendable, Hashable, Codable {
     public var nextPoll: MonotonicInstant?
     /// Why then, when it is polled.
     public var nextPollReason: PollReason?
+}
+
+extension SynchronizerDiagnostics.Entry: CustomStringConvertible {
+    /// What happened, in a few words.
+    package var description: String {
+        switch kind {
+        case .event(let event): "\(event)"
+        case .statusChanged(let status): "the status became \(status)"
+        case .resolved(let source): "\(source) stopped answering; its name was resolved again"
+        case .floorLowered(let by, let reason): "the floor was lowered by \(by): \(reason)"
+        }
+    }
 }

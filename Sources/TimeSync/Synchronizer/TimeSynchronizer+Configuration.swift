@@ -14,7 +14,18 @@ extension TimeSynchronizer {
             set { poll.targetError = newValue.map { max(.nanoseconds(1), $0) } }
         }
         /// Burst and interval limits of each source, and the target error.
-        public var poll: PollPolicy
+        package var poll: PollPolicy
+        /// The shortest interval between two polls of one source once its burst is over (default
+        /// 16 s, the least it can be); a `RATE` kiss or a `Retry-After` can only lengthen it.
+        public var minimumPollInterval: Duration {
+            get { poll.minimumInterval }
+            set { poll.minimumInterval = max(PollPolicy.pollFloor, newValue) }
+        }
+        /// The longest interval between two polls of one source (default 1024 s).
+        public var maximumPollInterval: Duration {
+            get { poll.maximumInterval }
+            set { poll.maximumInterval = max(poll.minimumInterval, newValue) }
+        }
         /// The most requests per hour over all sources; `nil` for no cap. For mobile apps.
         public var requestsPerHour: Double?
         /// Each measurement's deadline, for the whole exchange. Default 5 s.
@@ -24,7 +35,7 @@ extension TimeSynchronizer {
         /// How many sources must agree for `synchronized`; `nil` for min(3, sources).
         public var minimumAgreeingSources: Int?
         /// When the clock's store is written.
-        public var persistence: PersistencePolicy
+        package var persistence: PersistencePolicy
         /// The clock's estimator settings: drift bound, slew allowance, window.
         package var estimator: EstimatorConfiguration
         /// How long the fallback sources wait for another source to answer, after the start or a
@@ -36,21 +47,20 @@ extension TimeSynchronizer {
 
         /// Creates a configuration.
         public init(
-            targetError: Duration? = .milliseconds(250), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
-            timeout: Duration = .seconds(5), maximumCalibrationAge: Duration = .seconds(3600),
-            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), fallbackAfter: Duration = .seconds(5)
+            targetError: Duration? = .milliseconds(250), requestsPerHour: Double? = nil, timeout: Duration = .seconds(5),
+            maximumCalibrationAge: Duration = .seconds(3600), minimumAgreeingSources: Int? = nil, fallbackAfter: Duration = .seconds(5)
         ) {
             self.init(
-                targetError: targetError, poll: poll, requestsPerHour: requestsPerHour, timeout: timeout,
-                maximumCalibrationAge: maximumCalibrationAge, minimumAgreeingSources: minimumAgreeingSources, persistence: persistence,
+                targetError: targetError, poll: .init(), requestsPerHour: requestsPerHour, timeout: timeout,
+                maximumCalibrationAge: maximumCalibrationAge, minimumAgreeingSources: minimumAgreeingSources, persistence: .init(),
                 estimator: .init(), fallbackAfter: fallbackAfter)
         }
 
-        /// A configuration with estimator settings of the caller's.
+        /// A configuration with polling, persistence or estimator settings of the caller's.
         package init(
-            targetError: Duration? = .milliseconds(250), poll: PollPolicy = .init(), requestsPerHour: Double? = nil,
+            targetError: Duration? = .milliseconds(250), poll: PollPolicy, requestsPerHour: Double? = nil,
             timeout: Duration = .seconds(5), maximumCalibrationAge: Duration = .seconds(3600),
-            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), estimator: EstimatorConfiguration,
+            minimumAgreeingSources: Int? = nil, persistence: PersistencePolicy = .init(), estimator: EstimatorConfiguration = .init(),
             fallbackAfter: Duration = .seconds(5)
         ) {
             self.fallbackAfter = fallbackAfter

@@ -107,7 +107,7 @@ typealias SimulatedTimeSource = ScriptedTimeSource
         let sources = (0..<3).map { SimulatedTimeSource("s\($0)", offset: 5 * s, base: base) }
         // Steady servers (no slew allowance): the bounds stay far below 50 ms between polls.
         let sync = try TimeSynchronizer(
-            sources: sources, configuration: .init(targetError: .milliseconds(50), estimator: EstimatorConfiguration(serverSlew: 0)),
+            sources: sources, configuration: .init(targetError: .milliseconds(50), poll: .init(), estimator: EstimatorConfiguration(serverSlew: 0)),
             timeBase: base)
         sync.start()
         await Self.run(base, sync, for: .seconds(3600))
