@@ -113,7 +113,10 @@ extension TimeSynchronizer {
             return (false, stopped ? "TimeSync: \(source) asked not to be used; it is no longer polled" : "TimeSync: \(source) asked to be polled less often")
         case .fallingBack(let sources, let reason):
             return (false, "TimeSync: asking HTTPS Date from \(sources.joined(separator: ", ")) too: \(reason)")
-        case .failed, .measured, .resynchronizing:
+        case .storeFailed(let reason):
+            return (true, "TimeSync: the calibration store could not be written: \(reason)")
+        case .failed, .measured, .resynchronizing, .statusChanged, .offsetChanged, .wallClockChanged, .sourceLost, .noMajority,
+            .sampleRejected, .floorLowered:
             return nil
         }
     }

@@ -101,7 +101,7 @@ func runWatch(_ options: WatchOptions) async throws -> Bool {
                         detail: stopped ? "the server asked not to be used (Kiss-o'-Death): stopped polling it" : "the server asked to be polled less often (Kiss-o'-Death RATE or HTTP Retry-After): polling slower")
                 case .conflictingReplies(let source):
                     printer.failure(source: source, kind: "conflictingReplies", detail: "two different replies to one request: a host on the path may be spoofing this server; exchange discarded")
-                case .noSourceAnswered, .resynchronizing, .fallingBack: break
+                default: break
                 }
             }
         }

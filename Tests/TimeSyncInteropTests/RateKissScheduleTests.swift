@@ -43,7 +43,7 @@ import TimeSyncNTP
         #expect(kissed)
         #expect(elapsed < .seconds(4), "the measurement ended at the kiss, not at its 5 s deadline (\(elapsed.readable))")
         let source = try #require(diagnostics.sources.first)
-        #expect(source.nextPollReason == .slowDown)
+        #expect(source.nextPollCause == .slowDown)
         #expect(source.lastFailure?.reason.contains("RATE") == true, "\(String(describing: source.lastFailure))")
         let failed = try #require(source.lastFailure?.time)
         let next = try #require(source.nextPoll)

@@ -122,11 +122,11 @@ private func gettingStartedPosition(
     // end snippet
 }
 
-private func gettingStartedClockChanges(clock: ServerClock, rescheduleNotifications: @escaping @Sendable () -> Void) {
+private func gettingStartedClockChanges(sync: TimeSynchronizer, rescheduleNotifications: @escaping @Sendable () -> Void) {
     // snippet: getting-started-clock-changes
-    let token = clock.observeSystemClockChanges()
+    let token = sync.clock.observeSystemClockChanges()
     Task {
-        for await event in clock.events() {
+        for await event in sync.events() {
             if case .wallClockChanged = event { rescheduleNotifications() }
         }
     }

@@ -187,7 +187,7 @@ public final class ServerClock: Clock, Sendable {
 
     /// A new stream of the clock's events, from now on. Each call makes an independent subscriber;
     /// the stream ends when the clock is deallocated or the consumer stops iterating.
-    public func events(bufferingNewest limit: Int = 64) -> AsyncStream<ServerClockEvent> {
+    package func events(bufferingNewest limit: Int = 64) -> AsyncStream<ServerClockEvent> {
         subscribers.stream(bufferingNewest: limit)
     }
 

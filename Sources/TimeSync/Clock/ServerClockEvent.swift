@@ -1,7 +1,7 @@
 import Foundation
 
 /// What happens to a ``ServerClock``, as an `AsyncSequence` from ``ServerClock/events(bufferingNewest:)``.
-public enum ServerClockEvent: Sendable, Hashable {
+package enum ServerClockEvent: Sendable, Hashable {
     /// A sample produced a calibration; the reading is taken at that moment.
     case calibrated(ClockReading)
     /// A recalibration moved the estimate by more than ``ServerClock/Configuration/offsetChangeThreshold``.

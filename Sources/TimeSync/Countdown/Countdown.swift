@@ -72,10 +72,25 @@ public struct Countdown: AsyncSequence, Sendable {
     }
 
     /// Starts the ticks: the first is at once, the next at each whole tick of remaining time.
-    public func makeAsyncIterator() -> Iterator { Iterator(countdown: self) }
+    /// - Throws (from `next()`): `CancellationError` when the task is cancelled while waiting.
+    public func makeAsyncIterator() -> AsyncThrowingStream<CountdownTick, any Error>.Iterator {
+        let ticks = Ticks(Iterator(countdown: self))
+        return AsyncThrowingStream(unfolding: { try await ticks.next() }).makeAsyncIterator()
+    }
+
+    /// The iterator's state for the stream's one consumer.
+    private final class Ticks: @unchecked Sendable {
+        // `@unchecked Sendable` is safe: the stream calls `next()` for its one consumer, one call at a
+        // time, so the state is never touched from two threads at once.
+        private var iterator: Iterator
+
+        init(_ iterator: Iterator) { self.iterator = iterator }
+
+        func next() async throws -> CountdownTick? { try await iterator.next() }
+    }
 
     /// Produces the ticks.
-    public struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         let countdown: Countdown
         var lastShown: Int64?
         var finished = false
@@ -83,7 +98,7 @@ public struct Countdown: AsyncSequence, Sendable {
         /// The next tick: at once for the first, then when the remaining time crosses the next whole
         /// tick. `nil` after the final tick.
         /// - Throws: `CancellationError` when the task is cancelled while waiting.
-        public mutating func next() async throws -> CountdownTick? {
+        package mutating func next() async throws -> CountdownTick? {
             guard !finished else { return nil }
             let timeBase = countdown.timeBase
             while true {

@@ -2,6 +2,7 @@
 /// after it, until it stops iterating or ``finish()``.
 package final class EventSubscribers<Event: Sendable>: Sendable {
     private let continuations = Locked<(next: UInt64, byID: [UInt64: AsyncStream<Event>.Continuation])>((0, [:]))
+    private let handlers = Locked<[@Sendable (Event) -> Void]>([])
 
     package init() {}
 
@@ -19,8 +20,15 @@ package final class EventSubscribers<Event: Sendable>: Sendable {
         return stream
     }
 
+    /// Calls `handler` with every event emitted from now on, on the emitter's thread (it must be quick:
+    /// another stream's `emit`).
+    package func forward(_ handler: @escaping @Sendable (Event) -> Void) {
+        handlers.withLock { $0.append(handler) }
+    }
+
     /// Sends an event to every subscriber.
     package func emit(_ event: Event) {
+        for handler in handlers.withLock({ $0 }) { handler(event) }
         for continuation in continuations.withLock({ Array($0.byID.values) }) { continuation.yield(event) }
     }
 

@@ -23,12 +23,12 @@ import Darwin
 /// (unless sticky, as `/tmp` is), every symbolic link on it belonging to that user or root. Anything
 /// else is refused with a ``CalibrationKeyError`` that says what to fix (its `underlying` an
 /// ``UntrustedPathError`` when a component of the path is the cause), and nothing is created.
-public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
+package struct FileCalibrationKeyProvider: CalibrationKeyProvider {
     /// The key file.
-    public let url: URL
+    package let url: URL
 
     /// A provider for a key file.
-    public init(url: URL) {
+    package init(url: URL) {
         self.url = url
     }
 
@@ -36,7 +36,7 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
     /// `~/.local/share/timesync/keys/calibration.key`; on macOS
     /// `~/Library/Application Support/TimeSync/keys/calibration.key` (inside the app's container
     /// when it is sandboxed).
-    public static var defaultURL: URL {
+    package static var defaultURL: URL {
         #if os(macOS)
         let support =
             FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
@@ -62,12 +62,12 @@ public struct FileCalibrationKeyProvider: CalibrationKeyProvider {
     /// (the `com.apple.security.application-groups` entitlement names the groups it is in); the
     /// key file's checks then refuse a path this process does not own.
     /// - Parameter group: The app group's identifier, exactly as in the entitlement.
-    public static func appGroupURL(_ group: String) -> URL? {
+    package static func appGroupURL(_ group: String) -> URL? {
         FileManager.default.containerURL(forSecurityApplicationGroupIdentifier: group)?.appendingPathComponent("TimeSync/keys/calibration.key")
     }
     #endif
 
-    public func key() throws(TimeSyncError) -> [UInt8] {
+    package func key() throws(TimeSyncError) -> [UInt8] {
         return try TimeSyncError.converting(otherwise: .keyUnavailable) {
             if let existing = try existingKey() { return existing }
             let directory = url.deletingLastPathComponent()

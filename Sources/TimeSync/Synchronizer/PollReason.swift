@@ -1,5 +1,5 @@
 /// Why a source's next poll comes when it does: the rule of its schedule that set the instant.
-public enum PollReason: String, Sendable, Hashable, Codable, CaseIterable {
+package enum PollReason: String, Sendable, Hashable, Codable, CaseIterable {
     /// The source is in its initial burst, or in one restarted by a resynchronization.
     case burst
     /// The interval the clock's error allows: the longest wait after which the error stays within

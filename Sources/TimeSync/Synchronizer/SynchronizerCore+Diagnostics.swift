@@ -44,7 +44,7 @@ extension SynchronizerCore {
                 refusal: status.kissCode, polls: poller.polls, reachability: poller.reachability,
                 lastSuccess: known.lastSuccess, lastFailure: known.lastFailure,
                 clockSamples: clock.sampleCounts[known.name] ?? 0, nextPoll: due ? poller.nextPoll : nil,
-                nextPollReason: due ? poller.nextPollReason : nil)
+                nextPollCause: due ? poller.nextPollReason : nil)
         }
         return SynchronizerDiagnostics(
             status: clock.status, calibrationAge: clock.calibrationAge, nextPoll: next, sources: list, history: history.elements)

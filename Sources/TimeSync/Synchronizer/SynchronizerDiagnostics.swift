@@ -210,7 +210,10 @@ public struct SourceDiagnostics: Sendable, Hashable, Codable {
     /// synchronizer is not running).
     public var nextPoll: MonotonicInstant?
     /// Why then, when it is polled.
-    public var nextPollReason: PollReason?
+    package var nextPollCause: PollReason?
+    /// Why then, when it is polled: `burst`, `backoff`, `targetError`, `slowDown` (the server asked
+    /// for fewer requests), `retryAfter`, `budget`, `resolve`, ….
+    public var nextPollReason: String? { nextPollCause?.rawValue }
 }
 
 extension SynchronizerDiagnostics.Entry: CustomStringConvertible {

@@ -72,6 +72,9 @@ public final class TimeSynchronizer: Sendable {
                 restorableSources: names),
             store: store, keyProvider: keyProvider, onWarning: onWarning)
         let subscribers = EventSubscribers<TimeSynchronizerEvent>()
+        clock.subscribers.forward { event in
+            if let event = TimeSynchronizerEvent(event) { subscribers.emit(event) }
+        }
         self.clock = clock
         self.subscribers = subscribers
         loop = SynchronizerLoop(

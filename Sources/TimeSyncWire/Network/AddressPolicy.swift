@@ -20,7 +20,7 @@ public struct AddressPolicy: Sendable, Hashable {
     public static let allowingLocal = AddressPolicy(allowsLocalAddresses: true)
 
     /// What a name's resolution leaves to use.
-    public enum Selection: Sendable, Hashable {
+    package enum Selection: Sendable, Hashable {
         /// These addresses, in the order to try.
         case use([IPEndpoint])
         /// The name resolved only to addresses the policy refuses (none when it resolved to nothing).
@@ -36,7 +36,7 @@ public struct AddressPolicy: Sendable, Hashable {
     ///   - host: The name that was resolved (`localhost` and `*.localhost` may be local).
     /// - Returns: The addresses to try, or the refused ones when none is left.
     /// - Complexity: O(n²) for n addresses (a name has a handful).
-    public func select(_ addresses: [IPEndpoint], forHost host: String) -> Selection {
+    package func select(_ addresses: [IPEndpoint], forHost host: String) -> Selection {
         var unique: [IPEndpoint] = []
         for address in addresses where !unique.contains(address) { unique.append(address) }
         let name = host.lowercased()

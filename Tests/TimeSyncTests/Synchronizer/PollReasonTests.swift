@@ -139,6 +139,6 @@ import TimeSyncFixtures
         #expect(core.diagnostics(view, at: start, polling: false).nextPoll == nil)
         #expect(core.nextAction(at: start) == .poll(source: 0))
         #expect(core.diagnostics(view, at: start).nextPoll == nil)
-        #expect(core.diagnostics(view, at: start).sources.first?.nextPollReason == nil)
+        #expect(core.diagnostics(view, at: start).sources.first?.nextPollCause == nil)
     }
 }
