@@ -24,9 +24,10 @@ public struct HTTPTimeObserver: Sendable {
     /// - Parameters:
     ///   - source: The source name for samples; must not be empty.
     ///   - schemes: Where responses carry the server's time, tried in order (for example
-    ///     `[.unixTimestamp(header: "Response-Timestamp", unit: .milliseconds)]`).
+    ///     `[.unixTimestamp(header: "Response-Timestamp", unit: .milliseconds(1))]`).
     ///   - timeBase: The clocks (the wall clock is read only to expand RFC 850 years).
-    public init(source: String, schemes: [HTTPTimeScheme] = [.timeSyncTime, .date], timeBase: any TimeBase = SystemTimeBase()) {
+    public init(source: String, schemes: [HTTPTimeScheme] = [.timeSyncTime, .date], timeBase: (any TimeBase)? = nil) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.source = source
         self.schemes = schemes
         self.timeBase = timeBase
@@ -118,7 +119,7 @@ public struct HTTPTimeObserver: Sendable {
                 }
                 return HTTPTimeObservation(sample: sample, scheme: .unixTimestamp)
             case .custom(let name, let read):
-                let reading: HTTPServerTimeReading
+                let reading: (serverTime: UnixTime, resolution: Duration, processingTime: Duration?)
                 do {
                     reading = try read(status, fields)
                 } catch let error as HTTPTimeError {

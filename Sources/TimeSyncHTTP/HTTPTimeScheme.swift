@@ -10,20 +10,31 @@ public enum HTTPTimeScheme: Sendable {
     case timeSyncTime
     /// The `Date` header every HTTP server sends: one-second resolution.
     case date
-    /// A header carrying a Unix timestamp, such as a millisecond `Response-Timestamp: 1732390000123`:
-    /// the server's time when it answered, truncated to the unit (a fraction, `1732390000.123`, is
-    /// read to its last digit).
-    case unixTimestamp(header: String, unit: UnixTimestampUnit)
+    /// A header carrying a Unix timestamp, such as a millisecond `Response-Timestamp: 1732390000123`
+    /// (`unit: .milliseconds(1)`): the server's time when it answered, truncated to the unit (a
+    /// fraction, `1732390000.123`, is read to its last digit). The unit is one second, millisecond,
+    /// microsecond or nanosecond, or another power of ten of nanoseconds up to a second; a response
+    /// read with any other unit is rejected, saying so.
+    case unixTimestamp(header: String, unit: Duration)
     /// Your own convention: read the server's time from the status and headers, or throw (any error
-    /// rejects the response as ``HTTPTimeError/missingTimestamp`` with its description).
-    case custom(name: String, @Sendable (_ status: Int, _ headers: [(name: String, value: String)]) throws -> HTTPServerTimeReading)
+    /// rejects the response, its description the reason). Return:
+    /// - `serverTime`: the server's time as it answered (as late as it could read it);
+    /// - `resolution`: how finely it is known: the server's time lies in
+    ///   `serverTime ..< serverTime + resolution` (zero for an exact time);
+    /// - `processingTime`: how long the server worked on the request before `serverTime`, when it
+    ///   says so: the sample is then an exchange, far tighter than the round trip.
+    case custom(
+        name: String,
+        @Sendable (_ status: Int, _ headers: [(name: String, value: String)]) throws -> (
+            serverTime: UnixTime, resolution: Duration, processingTime: Duration?
+        ))
 
     /// A short name for logs and errors.
     public var name: String {
         switch self {
         case .timeSyncTime: HTTPTimeHeader.name
         case .date: "Date"
-        case .unixTimestamp(let header, let unit): "\(header) (Unix \(unit.rawValue))"
+        case .unixTimestamp(let header, let unit): "\(header) (Unix \(Self.unitName(unit)))"
         case .custom(let name, _): name
         }
     }
@@ -31,7 +42,32 @@ public enum HTTPTimeScheme: Sendable {
     /// Reads a Unix timestamp field value: ASCII digits with at most one `.` and up to 19 digits in
     /// all, no sign, optional whitespace around. Range-checked before any arithmetic.
     /// - Returns: The time and the resolution its last digit gives.
-    static func parseUnixTimestamp(_ value: String, unit: UnixTimestampUnit) throws(HTTPTimeError) -> (UnixTime, Int64) {
+    /// `seconds`, `milliseconds`, `microseconds`, `nanoseconds`, or the unit as a duration.
+    static func unitName(_ unit: Duration) -> String {
+        switch unit.nanosecondsClamped {
+        case 1_000_000_000: "seconds"
+        case 1_000_000: "milliseconds"
+        case 1_000: "microseconds"
+        case 1: "nanoseconds"
+        default: "units of \(unit)"
+        }
+    }
+
+    /// One unit in nanoseconds, when it is a power of ten from a nanosecond to a second.
+    static func unitNanoseconds(_ unit: Duration) -> Int64? {
+        let nanoseconds = unit.nanosecondsClamped
+        var power: Int64 = 1
+        while power <= 1_000_000_000 {
+            if nanoseconds == power { return power }
+            power *= 10
+        }
+        return nil
+    }
+
+    static func parseUnixTimestamp(_ value: String, unit: Duration) throws(HTTPTimeError) -> (UnixTime, Int64) {
+        guard let unitNanoseconds = unitNanoseconds(unit) else {
+            throw HTTPTimeError(.malformedTimestamp, detail: "the scheme's unit, \(unit), is not a second, a millisecond, a microsecond or a nanosecond")
+        }
         let text = value.trimmingOWS()
         var whole: Int64 = 0
         var fraction: Int64 = 0
@@ -64,7 +100,6 @@ public enum HTTPTimeScheme: Sendable {
             throw HTTPTimeError(.malformedTimestamp, detail: "no digits")
         }
         // Whole units within the supported years first; then the fraction, at most one unit.
-        let unitNanoseconds = unit.nanoseconds
         let limit = SampleLimits.serverTimes.upperBound.nanoseconds / unitNanoseconds
         guard whole <= limit else { throw HTTPTimeError(.malformedTimestamp, detail: "outside the supported years") }
         var resolution = unitNanoseconds

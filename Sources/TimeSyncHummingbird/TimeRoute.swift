@@ -12,7 +12,8 @@ extension Router {
     ///   - timeBase: The clocks; the wall clock is written to the body.
     /// - Returns: The router, for chaining.
     @discardableResult
-    public func addTimeRoute(_ path: RouterPath = "/time", timeBase: any TimeBase = SystemTimeBase()) -> Self {
+    public func addTimeRoute(_ path: RouterPath = "/time", timeBase: (any TimeBase)? = nil) -> Self {
+        let timeBase = timeBase ?? SystemTimeBase()
         get(path) { _, _ -> Response in
             let now = timeBase.wallNow()
             let fraction = String(now.nanoseconds - now.seconds * 1_000_000_000)
@@ -50,9 +51,10 @@ public enum TimeSyncHTTPServer {
     ///   - uncertainty: The server's own clock error bound to advertise, if known.
     ///   - cors: Which web pages on other origins may read the stamps; `nil` adds no CORS header.
     /// - Returns: The router; add your own routes to it before building the application.
-    public static func router(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil)
+    public static func router(timeBase: (any TimeBase)? = nil, uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil)
         -> Router<BasicRequestContext>
     {
+        let timeBase = timeBase ?? SystemTimeBase()
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: TimestampMiddleware(timeBase: timeBase, uncertainty: uncertainty, cors: cors))
         router.addTimeRoute(timeBase: timeBase)
@@ -75,10 +77,11 @@ public enum TimeSyncHTTPServer {
     /// - Returns: The application, ready for `runService()` or a `ServiceGroup`; it throws
     ///   `ServerBindError` when the address is in use, needs privileges, or is not this host's.
     public static func application(
-        host: String, port: Int, timeBase: any TimeBase = SystemTimeBase(), limits: HTTPConnectionLimits = .init(),
+        host: String, port: Int, timeBase: (any TimeBase)? = nil, limits: HTTPConnectionLimits = .init(),
         cors: TimeSyncCORS? = nil, files: [String: StaticFile] = [:], logger: Logger,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
+        let timeBase = timeBase ?? SystemTimeBase()
         let router = Router(context: BasicRequestContext.self)
         router.addTimeRoute(timeBase: timeBase)
         for (path, file) in files.sorted(by: { $0.key < $1.key }) {

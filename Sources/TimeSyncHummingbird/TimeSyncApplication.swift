@@ -72,9 +72,10 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     public init(
         responder: Responder, server: HTTPServerBuilder = .http1(limits: HTTPConnectionLimits()), configuration: ApplicationConfiguration = .init(),
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
-        eventLoopGroupProvider: EventLoopGroupProvider = .singleton, timeBase: any TimeBase = SystemTimeBase(),
+        eventLoopGroupProvider: EventLoopGroupProvider = .singleton, timeBase: (any TimeBase)? = nil,
         logger: Logger? = nil
     ) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.eventLoopGroup = eventLoopGroupProvider.eventLoopGroup
         self.responder = responder
         self.configuration = configuration
@@ -100,9 +101,10 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     public init<Builder: HTTPResponderBuilder>(
         router: Builder, server: HTTPServerBuilder = .http1(limits: HTTPConnectionLimits()), configuration: ApplicationConfiguration = .init(),
         services: [any Service] = [], onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in },
-        eventLoopGroupProvider: EventLoopGroupProvider = .singleton, timeBase: any TimeBase = SystemTimeBase(),
+        eventLoopGroupProvider: EventLoopGroupProvider = .singleton, timeBase: (any TimeBase)? = nil,
         logger: Logger? = nil
     ) where Builder.Responder == Responder {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.init(
             responder: router.buildResponder(), server: server, configuration: configuration, services: services,
             onServerRunning: onServerRunning, eventLoopGroupProvider: eventLoopGroupProvider, timeBase: timeBase,

@@ -30,7 +30,8 @@ public struct TimestampMiddleware<Context: RequestContext>: RouterMiddleware {
     ///   - uncertainty: This server's own clock error bound, if known (for example from its NTP
     ///     synchronisation).
     ///   - cors: Which web pages on other origins may read the stamps (and send a nonce).
-    public init(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil) {
+    public init(timeBase: (any TimeBase)? = nil, uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.timeBase = timeBase
         self.uncertainty = uncertainty
         self.cors = cors
@@ -61,10 +62,11 @@ extension HTTPResponderBuilder where Responder.Context: RequestContext {
     ///   - timeBase: The clocks (the server's wall clock is the time it serves).
     ///   - uncertainty: This server's own clock error bound, if known.
     ///   - cors: Which web pages on other origins may read the stamps; `nil` adds no CORS header.
-    public func timeStamped(timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil)
+    public func timeStamped(timeBase: (any TimeBase)? = nil, uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil)
         -> TimestampResponderBuilder<Self>
     {
-        TimestampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty, cors: cors)
+        let timeBase = timeBase ?? SystemTimeBase()
+        return TimestampResponderBuilder(base: self, timeBase: timeBase, uncertainty: uncertainty, cors: cors)
     }
 }
 

@@ -30,7 +30,8 @@ public struct TimestampResponder<Wrapped: HTTPResponder>: HTTPResponder where Wr
     ///   - timeBase: The clocks (the server's wall clock is the time it serves).
     ///   - uncertainty: This server's own clock error bound, if known.
     ///   - cors: Which web pages on other origins may read the stamps; `nil` adds no CORS header.
-    public init(_ wrapped: Wrapped, timeBase: any TimeBase = SystemTimeBase(), uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil) {
+    public init(_ wrapped: Wrapped, timeBase: (any TimeBase)? = nil, uncertainty: Duration? = nil, cors: TimeSyncCORS? = nil) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.wrapped = wrapped
         self.stamper = Timestamper(timeBase: timeBase, uncertainty: uncertainty, cors: cors)
     }

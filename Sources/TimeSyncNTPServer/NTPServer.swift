@@ -62,11 +62,12 @@ public final class NTPServer: Service, Sendable {
     ///   - authenticator: Checks NTS requests and seals their replies (`NTSServerKeys` of
     ///     `TimeSyncNTS`); `nil` (the default) answers every request as plain SNTP.
     public init(
-        configuration: NTPServerConfiguration, timeBase: any TimeBase = SystemTimeBase(),
+        configuration: NTPServerConfiguration, timeBase: (any TimeBase)? = nil,
         kernelClock: any KernelClock = SystemKernelClock(), authenticator: (any NTPRequestAuthenticator)? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = .ntpNoOp,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.configuration = configuration
         self.timeBase = timeBase
         self.kernelClock = kernelClock

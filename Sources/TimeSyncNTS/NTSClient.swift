@@ -55,9 +55,10 @@ public final class NTSClient: Sendable {
 
     /// A client of the NTS-KE server at `host:port`.
     public init(
-        host: String, port: Int = NTSKeyExchange.defaultPort, timeBase: any TimeBase = SystemTimeBase(),
+        host: String, port: Int = NTSKeyExchange.defaultPort, timeBase: (any TimeBase)? = nil,
         configuration: Configuration = Configuration()
     ) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.keyExchange = NTSKeyExchange(host: host, port: port, trust: configuration.trust)
         self.configuration = configuration
         self.timeBase = timeBase

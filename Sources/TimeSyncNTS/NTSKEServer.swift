@@ -60,8 +60,9 @@ public final class NTSKEServer: Service, Sendable {
     /// - Throws: ``NTSKeyFileError`` when the certificate chain or private key cannot be loaded.
     public init(
         configuration: Configuration, keys: NTSServerKeys, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger = Logger(label: "timesync.nts-ke", factory: { _ in SwiftLogNoOpLogHandler() }), timeBase: any TimeBase = SystemTimeBase()
+        logger: Logger = Logger(label: "timesync.nts-ke", factory: { _ in SwiftLogNoOpLogHandler() }), timeBase: (any TimeBase)? = nil
     ) throws {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.configuration = configuration
         self.timeBase = timeBase
         connectionLimiter =

@@ -123,7 +123,8 @@ public final class NTSServerKeys: NTPRequestAuthenticator, Sendable {
     /// rotates them if due.
     /// - Throws: ``NTSKeyFileError`` for a file that does not parse or cannot be read or written (a
     ///   writer never replaces a key file it cannot read), or a reader without a directory or a key file.
-    public init(configuration: Configuration = Configuration(), timeBase: any TimeBase = SystemTimeBase()) throws {
+    public init(configuration: Configuration = Configuration(), timeBase: (any TimeBase)? = nil) throws {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.configuration = configuration
         self.timeBase = timeBase
         if let directory = configuration.directory {

@@ -31,7 +31,7 @@ public final class ServerClockModel {
     /// Whether the clock vouches for its time (the status of ``reading``). It is set only when it
     /// changes, so a view that reads only the status is not redrawn at every refresh.
     public private(set) var status: SynchronizationStatus
-    /// The latest tick of the countdown started with ``startCountdown(to:tick:edge:)``, `nil` when
+    /// The latest tick of the countdown started with ``startCountdown(to:tick:untilCertain:)``, `nil` when
     /// none was started. After the final tick (`CountdownTick.isFinished`) it stays at zero.
     public private(set) var countdown: CountdownTick?
     /// What the synchronizer did and will do next, refreshed with ``reading``; `nil` when the model
@@ -48,7 +48,7 @@ public final class ServerClockModel {
     @ObservationIgnored private var refreshTask: Task<Void, Never>?
     @ObservationIgnored private var eventTasks: [Task<Void, Never>] = []
     @ObservationIgnored private var countdownTask: Task<Void, Never>?
-    @ObservationIgnored private var countdownTarget: (deadline: UnixTime, tick: Duration, edge: Countdown.Edge)?
+    @ObservationIgnored private var countdownTarget: (deadline: UnixTime, tick: Duration, untilCertain: Bool)?
     @ObservationIgnored private var isStopped = false
 
     /// A model of a synchronizer's clock, refreshed on the synchronizer's and the clock's events.
@@ -90,10 +90,10 @@ public final class ServerClockModel {
     ///   - deadline: The server time to count down to.
     ///   - tick: The tick length (default one second): ``countdown`` changes when the remaining time
     ///     crosses a whole multiple of it.
-    ///   - edge: Count to the estimate, or to the instant the deadline has certainly passed.
-    public func startCountdown(to deadline: UnixTime, tick: Duration = .seconds(1), edge: Countdown.Edge = .estimate) {
+    ///   - untilCertain: Count to the instant the deadline has certainly passed rather than to the estimate.
+    public func startCountdown(to deadline: UnixTime, tick: Duration = .seconds(1), untilCertain: Bool = false) {
         guard !isStopped else { return }
-        countdownTarget = (deadline, tick, edge)
+        countdownTarget = (deadline, tick, untilCertain)
         countdown = nil
         runCountdown()
     }
@@ -176,7 +176,7 @@ public final class ServerClockModel {
     private func runCountdown() {
         countdownTask?.cancel()
         guard let target = countdownTarget else { return }
-        let ticks = clock.countdown(to: target.deadline, tick: target.tick, edge: target.edge)
+        let ticks = clock.countdown(to: target.deadline, tick: target.tick, untilCertain: target.untilCertain)
         countdownTask = Task { [weak self] in
             do {
                 for try await tick in ticks {

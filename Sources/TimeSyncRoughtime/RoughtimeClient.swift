@@ -63,8 +63,9 @@ public struct RoughtimeClient: Sendable {
     /// A client for the server at `host:port` with the long-term key `publicKey`.
     public init(
         host: String, port: Int, publicKey: [UInt8], versions: [RoughtimeVersion] = RoughtimeVersion.defaultOffer,
-        timeBase: any TimeBase = SystemTimeBase(), addressPolicy: AddressPolicy = .publicOnly
+        timeBase: (any TimeBase)? = nil, addressPolicy: AddressPolicy = .publicOnly
     ) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.host = host
         self.port = port
         self.publicKey = publicKey

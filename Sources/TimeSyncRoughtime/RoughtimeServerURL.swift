@@ -68,7 +68,8 @@ extension RoughtimeClient {
     ///   - server: The server, its key and versions.
     ///   - timeBase: The clocks.
     ///   - addressPolicy: Which addresses the name may resolve to.
-    public init(_ server: RoughtimeServerURL, timeBase: any TimeBase = SystemTimeBase(), addressPolicy: AddressPolicy = .publicOnly) {
+    public init(_ server: RoughtimeServerURL, timeBase: (any TimeBase)? = nil, addressPolicy: AddressPolicy = .publicOnly) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.init(
             host: server.host, port: server.port, publicKey: server.publicKey, versions: server.versions, timeBase: timeBase,
             addressPolicy: addressPolicy)

@@ -53,9 +53,10 @@ public final class RoughtimeServer: Service, Sendable {
     /// - Throws: `RoughtimeError` (`badKey`) when the configuration serves no version this library
     ///   answers; a signing error from the key.
     public init(
-        configuration: RoughtimeServerConfiguration, longTermKey: Curve25519.Signing.PrivateKey, timeBase: any TimeBase = SystemTimeBase(),
+        configuration: RoughtimeServerConfiguration, longTermKey: Curve25519.Signing.PrivateKey, timeBase: (any TimeBase)? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = .roughtimeNoOp
     ) throws {
+        let timeBase = timeBase ?? SystemTimeBase()
         let responder = try RoughtimeResponder(
             longTermKey: longTermKey, validity: RoughtimeResponder.window(now: timeBase.wallNow(), lifetime: configuration.delegationLifetime),
             radius: configuration.radius, versions: configuration.versions)

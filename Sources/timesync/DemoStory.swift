@@ -97,7 +97,7 @@ func runDemo(_ options: DemoOptions) async throws {
     var tickCount = 0
     var worst: Int64 = 0
     // Count down to the moment the sale has certainly started (the whole error bound past the start).
-    for try await tick in clock.countdown(to: saleStart, edge: .certain) {
+    for try await tick in clock.countdown(to: saleStart, untilCertain: true) {
         let reading = clock.reading()
         let truth = server.trueTime()
         let error = reading.serverTime.nanoseconds - truth.nanoseconds

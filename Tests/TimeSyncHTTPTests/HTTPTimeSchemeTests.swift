@@ -7,7 +7,7 @@ import TimeSyncHTTP
 @Suite struct HTTPTimeSchemeTests {
     static let t1 = MonotonicInstant(nanoseconds: 5_000_000_000_000)
     static let t4 = MonotonicInstant(nanoseconds: 5_000_040_000_000)  // 40 ms later
-    static let milliseconds = HTTPTimeScheme.unixTimestamp(header: "Response-Timestamp", unit: .milliseconds)
+    static let milliseconds = HTTPTimeScheme.unixTimestamp(header: "Response-Timestamp", unit: .milliseconds(1))
 
     static func observe(
         _ schemes: [HTTPTimeScheme], _ headers: [(name: String, value: String)], status: Int = 200
@@ -26,16 +26,32 @@ import TimeSyncHTTP
     }
 
     @Test func aNanosecondTimestampHasNineteenDigits() throws {
-        let scheme = HTTPTimeScheme.unixTimestamp(header: "X-Time-Ns", unit: .nanoseconds)
+        let scheme = HTTPTimeScheme.unixTimestamp(header: "X-Time-Ns", unit: .nanoseconds(1))
         let observation = try Self.observe([scheme], [("X-Time-Ns", "1790000000123456789")])
         #expect(observation.sample.offset.lower == 1_790_000_000_123_456_789 - Self.t4.nanoseconds)
     }
 
     @Test func aFractionIsReadToItsLastDigit() throws {
-        let scheme = HTTPTimeScheme.unixTimestamp(header: "X-Server-Time", unit: .seconds)
+        let scheme = HTTPTimeScheme.unixTimestamp(header: "X-Server-Time", unit: .seconds(1))
         let observation = try Self.observe([scheme], [("X-Server-Time", " 1790000000.25 ")])
         #expect(observation.sample.offset.lower == 1_790_000_000_250_000_000 - Self.t4.nanoseconds)
         #expect(observation.sample.offset.upper == 1_790_000_000_260_000_000 - Self.t1.nanoseconds)
+    }
+
+    /// A unit that is not a power of ten of nanoseconds up to a second cannot be read exactly: every
+    /// response is refused, and the message names the unit.
+    @Test(arguments: [Duration.milliseconds(250), .seconds(10), .zero, .nanoseconds(-1000)])
+    func aUnitThatIsNotAPowerOfTenIsRefused(unit: Duration) {
+        let scheme = HTTPTimeScheme.unixTimestamp(header: "X-Time", unit: unit)
+        let error = expectThrows(HTTPTimeError.malformedTimestamp) { try Self.observe([scheme], [("X-Time", "1790000000")]) }
+        #expect(error?.description.contains("\(unit)") == true, "\(String(describing: error))")
+    }
+
+    @Test func aTenthOfASecondIsAUnitToo() throws {
+        let scheme = HTTPTimeScheme.unixTimestamp(header: "X-Deciseconds", unit: .milliseconds(100))
+        let observation = try Self.observe([scheme], [("X-Deciseconds", "17900000001")])
+        #expect(observation.sample.offset.lower == 1_790_000_000_100_000_000 - Self.t4.nanoseconds)
+        #expect(observation.sample.offset.upper == 1_790_000_000_200_000_000 - Self.t1.nanoseconds)
     }
 
     @Test(arguments: [
@@ -75,8 +91,7 @@ import TimeSyncHTTP
         let scheme = HTTPTimeScheme.custom(name: "X-Timing") { _, headers in
             guard let value = headers.first(where: { $0.name == "X-Timing" })?.value else { throw HTTPTimeError.missingTimestamp }
             let parts = value.split(separator: ";").map { $0.split(separator: "=")[1] }
-            return HTTPServerTimeReading(
-                serverTime: UnixTime(nanoseconds: Int64(parts[0])! * 1_000), processingTime: .microseconds(Int64(parts[1])!))
+            return (serverTime: UnixTime(nanoseconds: Int64(parts[0])! * 1_000), resolution: .zero, processingTime: .microseconds(Int64(parts[1])!))
         }
         let observation = try Self.observe([scheme], [("X-Timing", "t=1790000000000000;took=30000")])
         #expect(observation.scheme == .custom)

@@ -68,7 +68,7 @@ private func sourceRemainingTime(clock: ServerClock, fetchSecondsUntilSale: () a
 
 @MainActor private func countdownCertain(clock: ServerClock, saleStart: UnixTime, label: SnippetLabel) async throws {
     // snippet: countdown-certain
-    for try await tick in clock.countdown(to: saleStart, edge: .certain) {
+    for try await tick in clock.countdown(to: saleStart, untilCertain: true) {
         label.text = tick.formatted
     }
     // end snippet
@@ -82,7 +82,7 @@ private func sourceRemainingTime(clock: ServerClock, fetchSecondsUntilSale: () a
     let start = try DeadlineInterval.remaining(
         .seconds(startsIn), resolution: .seconds(1), requestSent: t1, responseReceived: t4)
 
-    for try await tick in Countdown(to: start, timeBase: clock.timeBase, edge: .certain) {
+    for try await tick in Countdown(to: start, timeBase: clock.timeBase, untilCertain: true) {
         label.text = tick.formatted
     }
     // end snippet

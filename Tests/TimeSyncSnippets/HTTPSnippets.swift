@@ -17,7 +17,7 @@ private func quickStart() async throws {
     // snippet: quick-start
     let api = TimeSource.api(
         URL(string: "https://api.example.com/time")!,
-        schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds), .date],
+        schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds(1)), .date],
         reference: .service("api.example.com"))
     let sync = try TimeSynchronizer(sources: [api], store: UserDefaultsCalibrationStore())
     // Subscribe before starting, so no event is missed: `.noSourceAnswered` comes as soon as a round of
@@ -59,7 +59,7 @@ private func sourceHTTPAPI() throws {
     // snippet: source-http-api
     let api = TimeSource.api(
         URL(string: "https://api.example.com/time")!,
-        schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds)],
+        schemes: [.timeSyncTime, .unixTimestamp(header: "Response-Timestamp", unit: .milliseconds(1))],
         reference: .service("api.example.com"))
     let sync = try TimeSynchronizer(sources: [api])
     sync.start()
@@ -134,11 +134,10 @@ private func asyncHTTPClientMeasure() async throws {
 
 private func servingOtherFramework(nonceField: String?) {
     // snippet: serving-other-framework
-    let timeBase = SystemTimeBase()
-    let received = timeBase.wallNow()                     // as early as possible
+    let received = UnixTime(Date())                       // as early as possible
     // … handle the request …
     // `nonceField`: the request's `TimeSync-Nonce` value, if any.
-    let value = HTTPTimeScheme.timeHeaderValue(serverReceive: received, serverTransmit: timeBase.wallNow(), nonceField: nonceField)
+    let value = HTTPTimeScheme.timeHeaderValue(serverReceive: received, serverTransmit: UnixTime(Date()), nonceField: nonceField)
     // Set `TimeSync-Time: <value>` on the response (when not nil), as the last thing before writing it.
     // end snippet
     _ = value

@@ -60,11 +60,12 @@ public final class ServerClock: Clock, Sendable {
     ///     not read, with a warning, and each write asks for the key again.
     ///   - onWarning: Receives warnings (an unusable store) — bridge it to your logger.
     public convenience init(
-        timeBase: any TimeBase = SystemTimeBase(),
+        timeBase: (any TimeBase)? = nil,
         store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil,
         onWarning: (@Sendable (String) -> Void)? = nil
     ) {
+        let timeBase = timeBase ?? SystemTimeBase()
         self.init(
             timeBase: timeBase, estimator: nil, configuration: .init(), store: store, keyProvider: keyProvider,
             onWarning: onWarning)

@@ -15,7 +15,7 @@
 public struct Countdown: AsyncSequence, Sendable {
 
     /// Which point of an uncertain deadline the countdown runs to.
-    public enum Edge: Sendable, Hashable {
+    package enum Edge: Sendable, Hashable {
         /// The best estimate.
         case estimate
         /// The point where the deadline has certainly passed (the latest bound): at zero, the sale has
@@ -39,16 +39,24 @@ public struct Countdown: AsyncSequence, Sendable {
     ///   - clock: The clock that tells server time.
     ///   - tick: The tick length (default one second); ticks fall where the remaining time crosses a
     ///     whole multiple of it.
-    ///   - edge: Count to the estimate, or to the instant the deadline has certainly passed.
-    public init(to deadline: UnixTime, clock: ServerClock, tick: Duration = .seconds(1), edge: Edge = .estimate) {
-        target = .server(clock, deadline, edge)
+    ///   - untilCertain: Count to the instant the deadline has certainly passed (the clock's
+    ///     earliest bound reaches it: at zero, the sale has certainly started) rather than to the
+    ///     estimate.
+    public init(to deadline: UnixTime, clock: ServerClock, tick: Duration = .seconds(1), untilCertain: Bool = false) {
+        target = .server(clock, deadline, untilCertain ? .certain : .estimate)
         self.tick = Swift.max(1, tick.nanosecondsClamped)
     }
 
     /// A countdown to a deadline on the monotonic clock, such as one built from a server's "remaining
     /// seconds" with ``DeadlineInterval/remaining(_:resolution:requestSent:responseReceived:)``.
-    public init(to deadline: DeadlineInterval, timeBase: any TimeBase, tick: Duration = .seconds(1), edge: Edge = .estimate) {
-        target = .monotonic(timeBase, edge == .estimate ? deadline.estimate : deadline.latest)
+    /// - Parameters:
+    ///   - deadline: The deadline's bounds on the monotonic clock.
+    ///   - timeBase: The clocks the bounds were read on.
+    ///   - tick: The tick length (default one second).
+    ///   - untilCertain: Count to the deadline's latest bound (at zero it has certainly passed)
+    ///     rather than to its estimate.
+    public init(to deadline: DeadlineInterval, timeBase: any TimeBase, tick: Duration = .seconds(1), untilCertain: Bool = false) {
+        target = .monotonic(timeBase, untilCertain ? deadline.latest : deadline.estimate)
         self.tick = Swift.max(1, tick.nanosecondsClamped)
     }
 
@@ -124,7 +132,7 @@ public struct Countdown: AsyncSequence, Sendable {
 
 extension ServerClock {
     /// A countdown to a server-time deadline on this clock. See ``Countdown``.
-    public func countdown(to deadline: UnixTime, tick: Duration = .seconds(1), edge: Countdown.Edge = .estimate) -> Countdown {
-        Countdown(to: deadline, clock: self, tick: tick, edge: edge)
+    public func countdown(to deadline: UnixTime, tick: Duration = .seconds(1), untilCertain: Bool = false) -> Countdown {
+        Countdown(to: deadline, clock: self, tick: tick, untilCertain: untilCertain)
     }
 }

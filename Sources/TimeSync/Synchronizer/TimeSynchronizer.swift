@@ -40,9 +40,10 @@ public final class TimeSynchronizer: Sendable {
     ///   ``TimeSyncError/Code/duplicateSource`` or ``TimeSyncError/Code/mixedReferences``.
     public init(
         sources: [TimeSource], fallbackSources: [TimeSource] = [], configuration: Configuration = .init(),
-        timeBase: any TimeBase = SystemTimeBase(), store: (any CalibrationStore)? = nil,
+        timeBase: (any TimeBase)? = nil, store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil, onWarning: (@Sendable (String) -> Void)? = nil
     ) throws(TimeSyncError) {
+        let timeBase = timeBase ?? SystemTimeBase()
         guard !sources.isEmpty else { throw TimeSynchronizerError.noSources.timeSyncError }
         let all = sources + fallbackSources
         var names: Set<String> = []

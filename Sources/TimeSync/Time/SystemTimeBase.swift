@@ -3,25 +3,25 @@
 /// - Monotonic: `CLOCK_BOOTTIME` on Linux, `CLOCK_MONOTONIC_RAW` (continuous time) on Apple platforms.
 /// - Wall: `CLOCK_REALTIME`.
 /// - Boot session: `/proc/sys/kernel/random/boot_id` on Linux, `kern.bootsessionuuid` on Apple platforms.
-public struct SystemTimeBase: TimeBase {
+package struct SystemTimeBase: TimeBase {
     /// Creates the system time base.
-    public init() {}
+    package init() {}
 
     @inlinable
-    public func monotonicNow() -> MonotonicInstant {
+    package func monotonicNow() -> MonotonicInstant {
         MonotonicInstant(nanoseconds: SystemClocks.monotonicNanoseconds())
     }
 
     @inlinable
-    public func wallNow() -> UnixTime {
+    package func wallNow() -> UnixTime {
         UnixTime(nanoseconds: SystemClocks.wallNanoseconds())
     }
 
-    public func sleep(until deadline: MonotonicInstant) async throws {
+    package func sleep(until deadline: MonotonicInstant) async throws {
         try await sleep(until: deadline, tolerance: .zero)
     }
 
-    public func sleep(until deadline: MonotonicInstant, tolerance: Duration) async throws {
+    package func sleep(until deadline: MonotonicInstant, tolerance: Duration) async throws {
         // Relative sleeps on the continuous clock, re-checked against the boot clock, so a
         // suspension or a late wake-up never makes us wake early.
         let leeway = max(.zero, tolerance)
@@ -32,5 +32,5 @@ public struct SystemTimeBase: TimeBase {
         }
     }
 
-    public var bootSessionID: String? { BootSession.currentID }
+    package var bootSessionID: String? { BootSession.currentID }
 }

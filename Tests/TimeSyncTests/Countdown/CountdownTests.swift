@@ -79,7 +79,7 @@ import TimeSyncTesting
         // ±100 ms bound.
         clock.calibrate(with: try Fixture.exchange(offset: 0, at: base.monotonicNow(), forward: 100 * Fixture.millisecond, backward: 100 * Fixture.millisecond))
         let deadline = clock.now.advanced(by: .seconds(2))
-        var iterator = clock.countdown(to: deadline, edge: .certain).makeAsyncIterator()
+        var iterator = clock.countdown(to: deadline, untilCertain: true).makeAsyncIterator()
         let first = try await iterator.next()
         #expect(first?.remaining ?? .zero > .seconds(2))  // two seconds plus the bound
         base.advance(by: .seconds(2))
@@ -106,7 +106,7 @@ import TimeSyncTesting
         base.advance(by: .milliseconds(200))
         let deadline = try DeadlineInterval.remaining(.seconds(60), resolution: .seconds(1), requestSent: sent, responseReceived: base.monotonicNow())
         var estimate = Countdown(to: deadline, timeBase: base).makeAsyncIterator()
-        var certain = Countdown(to: deadline, timeBase: base, edge: .certain).makeAsyncIterator()
+        var certain = Countdown(to: deadline, timeBase: base, untilCertain: true).makeAsyncIterator()
         #expect(try await estimate.next()?.remaining == .milliseconds(60_400))
         #expect(try await certain.next()?.remaining == .seconds(61))
     }

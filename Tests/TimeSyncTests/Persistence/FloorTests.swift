@@ -71,9 +71,9 @@ import TimeSyncTesting
         base.reboot(bootSessionID: "manual-boot-2")
         let clock = ServerClock(timeBase: base, configuration: synchronous, store: store, keyProvider: key)
         base.jumpWall(by: .seconds(-86_400))
-        var passed = clock.countdown(to: vouched.advanced(by: .seconds(-5)), edge: .certain).makeAsyncIterator()
+        var passed = clock.countdown(to: vouched.advanced(by: .seconds(-5)), untilCertain: true).makeAsyncIterator()
         #expect(try await passed.next()?.isFinished == true, "certainly passed, offline")
-        var ahead = clock.countdown(to: vouched.advanced(by: .seconds(60)), edge: .certain).makeAsyncIterator()
+        var ahead = clock.countdown(to: vouched.advanced(by: .seconds(60)), untilCertain: true).makeAsyncIterator()
         #expect(try await ahead.next()?.isFinished == false, "a minute past the floor is not certain")
     }
 
