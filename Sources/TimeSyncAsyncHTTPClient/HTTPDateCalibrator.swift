@@ -46,7 +46,7 @@ package struct HTTPDateCalibrator: Sendable {
         try await run(seed: nil, requestsUsed: 0)
     }
 
-    /// Runs with a sample already taken (by ``HTTPTimeSource/measure(samples:)``'s first request).
+    /// Runs with a sample already taken (by `HTTPTimeSource.measure(samples:)`'s first request).
     func run(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> HTTPTimeMeasurement {
         let (plan, chosen) = try await refine(seed: seed, requestsUsed: requestsUsed)
         return try HTTPTimeMeasurement(

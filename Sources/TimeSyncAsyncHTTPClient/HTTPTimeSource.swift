@@ -13,7 +13,7 @@ import TimeSyncHTTP
 /// ``measure(samples:)`` sends one request to open (and warm) the connection, discards it, then
 /// takes the requested number of samples over the same kept-alive connection. When the server sends
 /// no `TimeSync-Time` header (or the policy is `HTTPTimeScheme.Preference.dateOnly`) it falls back to
-/// the `Date` header with sub-second refinement (``HTTPDateCalibrator``). Once the server has
+/// the `Date` header with sub-second refinement (`HTTPDateCalibrator`). Once the server has
 /// answered with `TimeSync-Time`, a response without it is refused
 /// (`HTTPTimeError.timeHeaderWithdrawn`): a cache or a replay does not step the source down to `Date`.
 package struct HTTPTimeSource: Sendable {

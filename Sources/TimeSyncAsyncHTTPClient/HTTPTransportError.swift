@@ -15,7 +15,7 @@ import Darwin
 
 /// Why an HTTP exchange got no response at all: the connection, not the response's contents.
 ///
-/// ``HTTPTimeSource`` throws it for what goes wrong below HTTP (a refused connection, a name that
+/// `HTTPTimeSource` throws it for what goes wrong below HTTP (a refused connection, a name that
 /// does not resolve, a failed TLS handshake); what is wrong with a response that did arrive is an
 /// `HTTPTimeError`. Match on ``code`` (`error.code == .refused`); ``server`` and ``detail`` say more,
 /// for people.

@@ -22,7 +22,7 @@ package struct HTTPExchangeInstants: Sendable, Hashable {
     ///   - processingTime: How long it worked on the request before `serverTime`; `nil` when it does
     ///     not say (the bounds then span the whole round trip).
     ///   - resolution: The resolution of `serverTime` (a millisecond for a millisecond timestamp).
-    /// - Throws: ``HTTPTimeError/inconsistentTimestamps`` for values no honest exchange could give.
+    /// - Throws: `HTTPTimeError.inconsistentTimestamps` for values no honest exchange could give.
     package func sample(
         source: String, serverTime: UnixTime, processingTime: Duration? = nil, resolution: Duration = .zero
     ) throws(HTTPTimeError) -> OffsetSample {

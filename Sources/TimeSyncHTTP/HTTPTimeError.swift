@@ -16,7 +16,7 @@ package struct HTTPTimeError: CodedError {
         case missingDate
         /// The response carries several different `Date` values.
         case conflictingDates
-        /// The `Date` header is not a valid HTTP-date; the ``HTTPTimeError/underlying`` `HTTPDateError`
+        /// The `Date` header is not a valid HTTP-date; the `HTTPTimeError.underlying` `HTTPDateError`
         /// says why.
         case invalidDate
         /// The response carries several `TimeSync-Time` fields that differ: which one the server meant
@@ -31,7 +31,7 @@ package struct HTTPTimeError: CodedError {
         /// The `TimeSync-Time` header echoes a different nonce: cached or replayed.
         case nonceMismatch
         /// The timestamps contradict each other or the local send/receive instants; the
-        /// ``HTTPTimeError/underlying`` `SampleError` says how.
+        /// `HTTPTimeError.underlying` `SampleError` says how.
         case inconsistentTimestamps
         /// Samples of one server contradict each other with no majority agreeing (replayed or lying
         /// responses, or the server stepped its clock during the measurement).
@@ -52,9 +52,9 @@ package struct HTTPTimeError: CodedError {
         /// The load's response is not an HTTP response (a `file:` or `data:` URL, a custom protocol).
         case notHTTPResponse
         /// The server answered `429 Too Many Requests` or `503 Service Unavailable`: it asks to be asked
-        /// less often, or later (``HTTPTimeError/status`` and ``HTTPTimeError/retryAfter`` say what it
+        /// less often, or later (`HTTPTimeError.status` and `HTTPTimeError.retryAfter` say what it
         /// said). A time source polls it again no sooner than its `Retry-After`; see
-        /// ``HTTPTimeError/pollOutcome``.
+        /// `HTTPTimeError.pollOutcome`.
         case retryLater
         /// The source answered with `TimeSync-Time` before and now without it: a cache, a replayed
         /// response or another server answered. The response is refused rather than read from a

@@ -118,8 +118,8 @@ package struct HTTPTimeHeader: Sendable, Hashable {
 
     /// Parses a field value (several field lines joined with `, `, as RFC 9110 §5.3 combines them).
     /// - Parameter fieldValue: The header's value.
-    /// - Throws: ``HTTPTimeError/malformedTimeHeader`` for an invalid structured field or a missing,
-    ///   mistyped or out-of-range member; ``HTTPTimeError/unsupportedVersion`` for a version other
+    /// - Throws: `HTTPTimeError.malformedTimeHeader` for an invalid structured field or a missing,
+    ///   mistyped or out-of-range member; `HTTPTimeError.unsupportedVersion` for a version other
     ///   than 1.
     package init(parsing fieldValue: some StringProtocol) throws(HTTPTimeError) {
         let members: OrderedMap<String, ItemOrInnerList>

@@ -31,7 +31,7 @@ package struct HTTPTimeMeasurement: Sendable, Hashable {
     ///   - requests: Requests sent in all.
     ///   - rejected: Responses rejected.
     ///   - configuration: The estimator settings (drift bound).
-    /// - Throws: ``HTTPTimeError/noUsableSamples`` without samples, ``HTTPTimeError/inconsistentSamples``
+    /// - Throws: `HTTPTimeError.noUsableSamples` without samples, `HTTPTimeError.inconsistentSamples`
     ///   (saying how many agree) when no strict majority of them shares an offset.
     package init(
         source: String, scheme: HTTPTimeScheme.Kind, samples: [OffsetSample], requests: Int, rejected: Int,

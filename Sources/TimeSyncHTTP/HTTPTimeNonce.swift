@@ -19,7 +19,7 @@ package enum HTTPTimeNonce {
     }
 
     /// Whether a value can travel as an RFC 9651 string of at most
-    /// ``HTTPTimeHeader/maximumNonceLength`` characters (printable ASCII).
+    /// `HTTPTimeHeader.maximumNonceLength` characters (printable ASCII).
     package static func isValid(_ nonce: String) -> Bool {
         let bytes = nonce.utf8
         return !bytes.isEmpty && bytes.count <= HTTPTimeHeader.maximumNonceLength

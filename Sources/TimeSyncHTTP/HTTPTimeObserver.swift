@@ -51,7 +51,7 @@ public struct HTTPTimeObserver: Sendable {
     ///   - responseReceived: The monotonic instant just after the response head arrived (t4).
     ///   - nonce: The nonce sent in the request's `TimeSync-Nonce` header, if any.
     /// - Returns: The sample and the header it came from.
-    /// - Throws: ``HTTPTimeError`` when the response is stale, replayed, lacks a usable header or its
+    /// - Throws: `HTTPTimeError` when the response is stale, replayed, lacks a usable header or its
     ///   times are malformed or inconsistent.
     package func observe(
         status: Int, headers: some Sequence<(name: String, value: String)>,
@@ -136,7 +136,7 @@ public struct HTTPTimeObserver: Sendable {
         throw lastMissing
     }
 
-    /// Builds a sample, a ``SampleError`` becoming ``HTTPTimeError/inconsistentTimestamps``.
+    /// Builds a sample, a `SampleError` becoming `HTTPTimeError.inconsistentTimestamps`.
     private static func sample(_ build: () throws(SampleError) -> OffsetSample) throws(HTTPTimeError) -> OffsetSample {
         do {
             return try build()
@@ -168,7 +168,7 @@ public struct HTTPTimeObserver: Sendable {
     ///
     /// Each field line is one header; a client or proxy may also have joined several into one line
     /// with `, ` (RFC 9110 §5.3), which shows as a member name repeating. Identical copies are one
-    /// header; copies that differ are ``HTTPTimeError/conflictingTimeHeaders``: which one the server
+    /// header; copies that differ are `HTTPTimeError.conflictingTimeHeaders`: which one the server
     /// meant cannot be known, and a structured-field dictionary would silently keep the last.
     static func parseTimeHeader(_ fieldLines: [String]) throws(HTTPTimeError) -> HTTPTimeHeader {
         var parsed: HTTPTimeHeader?
@@ -230,7 +230,7 @@ public struct HTTPTimeObserver: Sendable {
     ///   - responseReceived: The monotonic instant just after the response head arrived (t4).
     ///   - nonce: The nonce sent in the request's `TimeSync-Nonce` header, if any.
     /// - Returns: The sample and the header it came from.
-    /// - Throws: ``HTTPTimeError`` as `observe(status:headers:requestSent:responseReceived:nonce:)`.
+    /// - Throws: `HTTPTimeError` as `observe(status:headers:requestSent:responseReceived:nonce:)`.
     package func observe(
         status: Int, headers: HTTPFields,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant, nonce: String? = nil

@@ -4,7 +4,7 @@ import TimeSync
 extension ServerClock {
     /// Feeds a measurement (from an active measurement, such as `HTTPTimeSource` of
     /// TimeSyncAsyncHTTPClient) to the clock as its one refined sample
-    /// (``HTTPTimeMeasurement/refinedSample``).
+    /// (`HTTPTimeMeasurement.refinedSample`).
     /// - Parameter measurement: The measurement.
     package func calibrate(with measurement: HTTPTimeMeasurement) {
         calibrate(with: measurement.refinedSample)
@@ -22,7 +22,7 @@ extension ServerClock {
     ///   - responseReceived: The monotonic instant just after the response head arrived.
     ///   - nonce: The nonce sent in `TimeSync-Nonce`, if any.
     /// - Returns: The sample used.
-    /// - Throws: ``HTTPTimeError`` for a rejected response.
+    /// - Throws: `HTTPTimeError` for a rejected response.
     @discardableResult
     package func observe(
         _ observer: HTTPTimeObserver, status: Int, headers: some Sequence<(name: String, value: String)>,
@@ -43,7 +43,7 @@ extension ServerClock {
     /// Calibrates from an ordinary API response given as `HTTPFields`; otherwise the same as the
     /// name/value-pair variant.
     /// - Returns: The sample used.
-    /// - Throws: ``HTTPTimeError`` for a rejected response.
+    /// - Throws: `HTTPTimeError` for a rejected response.
     @discardableResult
     package func observe(
         _ observer: HTTPTimeObserver, status: Int, headers: HTTPFields,

@@ -15,7 +15,7 @@ extension URLSession {
     /// Otherwise the `Date` header is used with sub-second refinement (the core's
     /// `DateRefinementPlan`): the first response is one of the samples, and each further request is
     /// timed so that the server's second boundary falls inside it. The samples are combined by
-    /// ``HTTPTimeMeasurement/init(source:scheme:samples:requests:rejected:configuration:)``: a strict
+    /// `HTTPTimeMeasurement.init(source:scheme:samples:requests:rejected:configuration:)`: a strict
     /// majority must agree.
     ///
     /// - Parameters:
@@ -25,11 +25,11 @@ extension URLSession {
     ///   - timeout: How long one request may take, connection, head and body together.
     ///   - timeBase: The clocks the samples are taken on.
     /// - Returns: The samples and their combined bounds.
-    /// - Throws: ``HTTPTimeError/invalidArgument`` for a URL that is not absolute http(s) or samples
-    ///   out of range; ``HTTPTimeError/retryLater`` as soon as a response is a `429` or `503` (no
-    ///   further request is sent); ``HTTPTimeError/timeout`` when a request takes longer than
+    /// - Throws: `HTTPTimeError.invalidArgument` for a URL that is not absolute http(s) or samples
+    ///   out of range; `HTTPTimeError.retryLater` as soon as a response is a `429` or `503` (no
+    ///   further request is sent); `HTTPTimeError.timeout` when a request takes longer than
     ///   `timeout`; the first request's `URLError` (refused, DNS, TLS); the observer's
-    ///   ``HTTPTimeError`` when no response is usable; ``HTTPTimeError/inconsistentSamples`` when
+    ///   `HTTPTimeError` when no response is usable; `HTTPTimeError.inconsistentSamples` when
     ///   they contradict each other; `CancellationError`.
     package func timeMeasurement(
         of url: URL, samples: Int = 4, preference: HTTPTimeScheme.Preference = .preferTimeHeader,
@@ -82,7 +82,7 @@ extension URLSession {
     }
 
     /// One timed request (`GET` unless `method` says otherwise): the sample or why the response was
-    /// rejected (a `429` or `503` as ``HTTPTimeError/retryLater``), and whether it carried
+    /// rejected (a `429` or `503` as `HTTPTimeError.retryLater`), and whether it carried
     /// `TimeSync-Time`.
     private func exchange(_ url: URL, method: String = "GET", observer: HTTPTimeObserver, timeout: Duration) async throws -> TimedExchange {
         var request = URLRequest(url: url)
@@ -114,8 +114,8 @@ extension URLSession {
     /// - Parameters:
     ///   - requestTimeout: The time the next request may take, given now; `nil` ends the plan.
     /// - Returns: The finished plan, with at least one sample.
-    /// - Throws: ``HTTPTimeError/retryLater`` at once for a `429` or `503`,
-    ///   ``HTTPTimeError/inconsistentSamples`` when the server contradicts itself, the last failure
+    /// - Throws: `HTTPTimeError.retryLater` at once for a `429` or `503`,
+    ///   `HTTPTimeError.inconsistentSamples` when the server contradicts itself, the last failure
     ///   when no request gave a sample, `CancellationError`.
     func refineDate(
         _ url: URL, method: String, observer: HTTPTimeObserver, seed: OffsetSample?, maxRequests: Int, requestsUsed: Int,

@@ -18,7 +18,7 @@ extension URLSession {
     ///   - observer: Turns the response into a sample (source name, header policy, clocks).
     ///   - nonce: The nonce to send; a random one by default.
     /// - Returns: The body, the response and the sample or why the response was rejected.
-    /// - Throws: URLSession's errors; a non-HTTP response is rejected with ``HTTPTimeError/notHTTPResponse``.
+    /// - Throws: URLSession's errors; a non-HTTP response is rejected with `HTTPTimeError.notHTTPResponse`.
     package func timeSyncData(
         for request: URLRequest, observer: HTTPTimeObserver, nonce: String = HTTPTimeNonce.random()
     ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {

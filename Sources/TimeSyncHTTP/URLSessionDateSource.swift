@@ -50,8 +50,8 @@ package struct URLSessionDateSource: SourceDriver {
 
     /// Sends up to ``requestsPerMeasurement`` timed `HEAD` requests within `timeout`.
     /// - Returns: The samples, oldest first; at least one.
-    /// - Throws: ``HTTPTimeError/retryLater`` for a `429` or `503`, the observer's ``HTTPTimeError``
-    ///   for a response without a usable `Date`, ``HTTPTimeError/inconsistentSamples`` when the
+    /// - Throws: `HTTPTimeError.retryLater` for a `429` or `503`, the observer's `HTTPTimeError`
+    ///   for a response without a usable `Date`, `HTTPTimeError.inconsistentSamples` when the
     ///   server contradicts itself, URLSession's errors when no request succeeded, `CancellationError`.
     package func measure(timeout: Duration) async throws -> [OffsetSample] {
         let deadline = observer.timeBase.monotonicNow().advanced(by: timeout)

@@ -19,12 +19,20 @@ extension URLSession {
         return (data, response, HTTPExchangeInstants(requestSent: requestSent, responseReceived: responseReceived))
     }
 
-    /// Loads a request and calibrates `clock` from its response (``timeSyncData(for:observer:nonce:)``
-    /// then `ServerClock.calibrate(with:)`); a response without a usable time leaves the clock as it
-    /// was and is reported with `ServerClock.reject(source:reason:)`.
+    /// Loads a request and calibrates `clock` from its response: `observer` reads the server's time
+    /// by its schemes (sending a `TimeSync-Nonce` for the `TimeSync-Time` header to echo). A response
+    /// without a usable time leaves the clock as it was; the clock notes why against the observer's
+    /// source.
     /// - Returns: The body and the response.
+    /// - Throws: URLSession's errors; ``TimeSync/TimeSyncError`` ``TimeSync/TimeSyncError/Code/invalidResponse``
+    ///   for a response that is not HTTP.
     public func data(for request: URLRequest, calibrating clock: ServerClock, observer: HTTPTimeObserver) async throws -> (data: Data, response: HTTPURLResponse) {
-        let (data, response, observation) = try await timeSyncData(for: request, observer: observer)
+        let (data, response, observation): (Data, HTTPURLResponse, Result<HTTPTimeObservation, HTTPTimeError>)
+        do {
+            (data, response, observation) = try await timeSyncData(for: request, observer: observer)
+        } catch let error as HTTPTimeError {
+            throw error.timeSyncError
+        }
         switch observation {
         case .success(let observation): clock.calibrate(with: observation.sample)
         case .failure(let error): clock.reject(source: observer.source, reason: error.description)
@@ -70,9 +78,9 @@ package struct URLSessionTimeSource: SourceDriver {
     }
 
     /// Loads the endpoint once and takes a sample from the response.
-    /// - Throws: ``HTTPTimeError/retryLater`` for a `429` or `503` (with the `Retry-After` it
-    ///   asked for), the observer's ``HTTPTimeError`` for a response without a usable time,
-    ///   ``HTTPTimeError/timeHeaderWithdrawn`` for a response read by a scheme listed after one an
+    /// - Throws: `HTTPTimeError.retryLater` for a `429` or `503` (with the `Retry-After` it
+    ///   asked for), the observer's `HTTPTimeError` for a response without a usable time,
+    ///   `HTTPTimeError.timeHeaderWithdrawn` for a response read by a scheme listed after one an
     ///   earlier response of this source was read by (the `Date` after `TimeSync-Time`), URLSession's
     ///   errors.
     package func measure(timeout: Duration) async throws -> [OffsetSample] {

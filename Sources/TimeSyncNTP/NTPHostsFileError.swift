@@ -5,7 +5,7 @@ import TimeSync
 package struct NTPHostsFileError: CodedError {
     /// The kinds of unusable hosts file.
     package enum Code: Sendable, Hashable {
-        /// A line is not a server address (``NTPHostsFileError/line`` and ``NTPHostsFileError/text``
+        /// A line is not a server address (`NTPHostsFileError.line` and `NTPHostsFileError.text`
         /// say which).
         case notAnAddress
     }

@@ -1,7 +1,7 @@
 import TimeSync
 import TimeSyncWire
 
-/// The settings of an ``NTPPoolSource``.
+/// The settings of an `NTPPoolSource`.
 package struct NTPPoolConfiguration: Sendable, Hashable {
     /// The servers to use: host names (every A and AAAA record is a candidate) or IP literals.
     /// Default: ``NTPServerAddress/defaultPool``.

@@ -1,7 +1,7 @@
 import TimeSync
 import TimeSyncWire
 
-/// What an ``NTPPoolSource`` did, for logs, metrics and tests.
+/// What an `NTPPoolSource` did, for logs, metrics and tests.
 package enum NTPPoolEvent: Sendable, Hashable {
     /// A server name resolved; these addresses (IP text) are now polled.
     case resolved(server: NTPServerAddress, addresses: [String])

@@ -12,7 +12,7 @@ import TimeSyncSockets
 /// whose estimator filters each source and selects across sources (dropping falsetickers).
 ///
 /// Failures never reach the clock: timeouts, unreachable networks, rejected replies and DNS errors
-/// become ``NTPPoolEvent``s and `ServerClock.reject(source:reason:)` reports and are retried with
+/// become `NTPPoolEvent`s and `ServerClock.reject(source:reason:)` reports and are retried with
 /// backoff, while the clock keeps its last calibration. A `RATE` kiss lengthens that source's poll
 /// interval; `DENY`/`RSTR` remove the source. When every address of a name has stopped, the name is
 /// resolved again after the policy's maximum interval.
@@ -32,7 +32,7 @@ package struct NTPPoolSource: Sendable {
     /// - Parameters:
     ///   - clock: The clock to calibrate.
     ///   - configuration: Servers, limits and poll policy.
-    ///   - onEvent: Called for every ``NTPPoolEvent``, from any task: log or count them there.
+    ///   - onEvent: Called for every `NTPPoolEvent`, from any task: log or count them there.
     package init(
         clock: ServerClock, configuration: NTPPoolConfiguration = .init(), onEvent: @escaping @Sendable (NTPPoolEvent) -> Void = { _ in }
     ) {
@@ -146,7 +146,7 @@ package struct NTPPoolSource: Sendable {
 
 #if ServiceLifecycle
 /// A pool source is a ServiceLifecycle `Service` (with the package's `ServiceLifecycle` trait): it
-/// polls from ``NTPPoolSource/run()`` until graceful shutdown or cancellation.
+/// polls from `NTPPoolSource.run()` until graceful shutdown or cancellation.
 @available(watchOS, unavailable)
 extension NTPPoolSource: Service {}
 #endif

@@ -25,9 +25,18 @@ public struct NTSServerURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `nts://HOST[:PORT]`, `nts://[V6]:PORT` or a bare IPv6 literal after the scheme (the
     /// scheme in any case, trailing `/` allowed); the port is ``NTSKeyExchange/defaultPort`` unless given.
-    /// - Throws: `NTPClientError.invalidServerAddress` whose detail quotes the text and gives the
+    /// - Throws: `TimeSyncError` `.invalidServerAddress` whose message quotes the text and gives the
     ///   reason: not an `nts://` URL, no host, a port outside 1–65535, more than one port.
-    public init(_ text: String) throws(NTPClientError) {
+    public init(_ text: String) throws(TimeSyncError) {
+        do {
+            try self.init(checking: text)
+        } catch {
+            throw TimeSyncError(.invalidServerAddress, error.description, cause: error)
+        }
+    }
+
+    /// ``init(_:)`` with the sockets layer's error.
+    package init(checking text: String) throws(NTPClientError) {
         guard text.lowercased().hasPrefix("nts://") else {
             throw NTPClientError(.invalidServerAddress, "'\(text)': not an nts:// URL")
         }

@@ -4,7 +4,7 @@ import TimeSyncWire
 @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
 extension RoughtimeClient {
     /// Queries the server like `sntp` queries an NTP server: `samples` verified exchanges, one at a
-    /// time, combined into one ``RoughtimeQueryResult`` (their signed intervals carried to the newest
+    /// time, combined into one `RoughtimeQueryResult` (their signed intervals carried to the newest
     /// reply's instant and intersected).
     ///
     /// A lost datagram does not fail the query: a request whose verified reply does not come within

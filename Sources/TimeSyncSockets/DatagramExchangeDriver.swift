@@ -15,7 +15,7 @@ package enum DatagramExchangeDriver {
     ///   - timeBase: The clocks: the request is stamped on them, and so is each datagram read.
     ///   - timedOut: The error for an exchange that got nothing usable, given what happened in words.
     /// - Returns: The exchange's answer.
-    /// - Throws: What the exchange fails with, `timedOut`'s error, ``NTPClientError`` (`.unreachable`,
+    /// - Throws: What the exchange fails with, `timedOut`'s error, `NTPClientError` (`.unreachable`,
     ///   `.network`) from the socket, `CancellationError`.
     package static func run<Exchange: DatagramExchange>(
         _ exchange: inout Exchange, with address: IPEndpoint, deadline: MonotonicInstant, timeBase: any TimeBase,

@@ -49,7 +49,7 @@ package final class DatagramSocket: Sendable {
     private let waiters = Waiters()
 
     /// Opens a socket of the address family of `remote`, connected to it, and starts its reader.
-    /// - Throws: ``NTPClientError/network`` when the system refuses (no route, no IPv6, …).
+    /// - Throws: `NTPClientError.network` when the system refuses (no route, no IPv6, …).
     package init(connectingTo remote: IPEndpoint, timeBase: any TimeBase) throws(NTPClientError) {
         self.remote = remote
         self.timeBase = timeBase
@@ -81,8 +81,8 @@ package final class DatagramSocket: Sendable {
     }
 
     /// Sends one datagram.
-    /// - Throws: ``NTPClientError/unreachable`` when an earlier ICMP error is pending,
-    ///   ``NTPClientError/network`` for any other refusal.
+    /// - Throws: `NTPClientError.unreachable` when an earlier ICMP error is pending,
+    ///   `NTPClientError.network` for any other refusal.
     package func send(_ bytes: [UInt8]) throws(NTPClientError) {
         let sent = bytes.withUnsafeBytes { systemSend(descriptor, $0.baseAddress, $0.count) }
         guard sent == bytes.count else {
@@ -94,8 +94,8 @@ package final class DatagramSocket: Sendable {
 
     /// The next datagram, in arrival order.
     /// - Returns: `nil` once the socket is closed (its deadline passed) with nothing left to read.
-    /// - Throws: ``NTPClientError/unreachable`` when the server's host answered with ICMP port
-    ///   unreachable, ``NTPClientError/network`` for other socket errors, `CancellationError`.
+    /// - Throws: `NTPClientError.unreachable` when the server's host answered with ICMP port
+    ///   unreachable, `NTPClientError.network` for other socket errors, `CancellationError`.
     package func next() async throws -> ReceivedDatagram? {
         let state = self.state
         let outcome = try await waiters.wait { () -> Result<ReceivedDatagram?, NTPClientError>? in

@@ -6,7 +6,7 @@ import TimeSync
 public struct NTPClientError: CodedError {
     /// The kinds of failed exchange.
     public enum Code: Sendable, Hashable {
-        /// No acceptable reply within the timeout; ``NTPClientError/detail`` says how long was waited.
+        /// No acceptable reply within the timeout; `NTPClientError.detail` says how long was waited.
         case timeout
         /// The host name could not be resolved.
         case dnsFailure

@@ -26,7 +26,7 @@ package enum NTPResolver {
     ///   - policy: Which addresses a name may resolve to.
     ///   - timeout: The deadline of the lookup, on `timeBase`'s monotonic clock (time asleep counts).
     ///   - timeBase: The clocks the deadline is kept on.
-    /// - Throws: ``NTPClientError`` `.dnsFailure` (the resolver failed or did not answer in time),
+    /// - Throws: `NTPClientError` `.dnsFailure` (the resolver failed or did not answer in time),
     ///   `.noAddresses` (no IPv4 or IPv6 address), `.localAddresses` (only addresses the policy
     ///   refuses), `CancellationError`.
     package static func resolve(

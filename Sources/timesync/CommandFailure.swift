@@ -121,6 +121,11 @@ extension CommandFailure {
         switch error {
         case let failure as CommandFailure:
             return failure
+        case let error as TimeSyncError:
+            // The public form of a layer's error: the layer's own says more (a usage error, a server's refusal).
+            if let cause = error.cause, cause is any CodedError { return from(cause, server: server) }
+            return CommandFailure(
+                kind: .failed, message: error.message, help: "Run with --log-level debug where the command has it, or report the message.")
         case let error as NTPClientError:
             return ntpClient(error, at: at)
         case let error as NTPReplyError:

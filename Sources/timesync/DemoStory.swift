@@ -141,7 +141,7 @@ final class TamperableTimeBase: TimeBase {
 }
 
 /// An in-process time server whose clock is off by a fixed amount, behind a simulated network: a
-/// ``SourceDriver`` the synchronizer polls.
+/// `SourceDriver` the synchronizer polls.
 final class DemoServer: SourceDriver {
     let name: String
     let offset: Duration

@@ -58,7 +58,7 @@ enum TimeServerURL: Sendable {
         case .nts:
             #if CLI
             do {
-                return .success(.nts(try NTSServerURL(text)))
+                return .success(.nts(try NTSServerURL(checking: text)))
             } catch {
                 return .failure(Problem(message: "\(error); give nts://HOST[:PORT], e.g. nts://time.cloudflare.com or nts://127.0.0.1:4460"))
             }

@@ -31,8 +31,11 @@ import TimeSyncNTS
         #expect {
             try NTSServerURL(text)
         } throws: { error in
-            guard let error = error as? NTPClientError else { return false }
-            return error.code == .invalidServerAddress && error.detail.contains(reason)
+            // The public error's code, and the sockets layer's detail as its cause.
+            guard let error = error as? TimeSyncError, error.code == .invalidServerAddress,
+                let cause = error.cause as? NTPClientError
+            else { return false }
+            return cause.code == .invalidServerAddress && cause.detail.contains(reason) && error.message.contains(reason)
         }
     }
 }

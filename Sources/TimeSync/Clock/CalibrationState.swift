@@ -16,7 +16,7 @@ package struct CalibrationState: Sendable {
     package let initialEstimator: any OffsetEstimator
     /// Sources that must agree for ``SynchronizationStatus/synchronized``.
     package let minimumAgreeingSources: Int
-    /// A move of the estimate beyond this (nanoseconds) is an ``ServerClockEvent/offsetChanged(by:)``.
+    /// A move of the estimate beyond this (nanoseconds) is an `ServerClockEvent.offsetChanged(by:)`.
     package let offsetChangeThreshold: UInt64
 
     /// Fresh samples only (and the history of sources that confirmed it by answering).
@@ -31,7 +31,7 @@ package struct CalibrationState: Sendable {
     /// The highest server time the clock vouched for (synchronized) or was handed by its store,
     /// counting on from then: what a reading falls back to without a usable calibration, and what
     /// the store keeps across reboots. A synchronized calibration raises it; one whose `latest` lies
-    /// below it lowers it to what that calibration vouches for (``ServerClockEvent/floorLowered(by:reason:)``).
+    /// below it lowers it to what that calibration vouches for (`ServerClockEvent.floorLowered(by:reason:)`).
     package private(set) var floor: ServerTimeFloor?
     /// How fast the monotonic clock may run against true time: a floor advances at the slowest.
     package let maxDrift: Double
@@ -77,7 +77,7 @@ package struct CalibrationState: Sendable {
     /// Lowers a held floor that the synchronized calibration contradicts: when its `latest` at
     /// `monotonic` lies below the floor there, the floor was raised by a source that was wrong (or a
     /// store from a clock that was), and what the sources say now replaces it.
-    /// - Returns: The ``ServerClockEvent/floorLowered(by:reason:)`` event, or `nil` when the floor holds.
+    /// - Returns: The `ServerClockEvent.floorLowered(by:reason:)` event, or `nil` when the floor holds.
     private mutating func correctFloor(at monotonic: MonotonicInstant) -> ServerClockEvent? {
         guard status == .synchronized, let calibration, let held = floor?.earliest(at: monotonic, maxDrift: maxDrift) else { return nil }
         let reading = PublishedModel(status: status, model: calibration.model).reading(at: monotonic)

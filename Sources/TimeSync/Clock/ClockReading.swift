@@ -23,9 +23,9 @@ public struct ClockReading: Sendable, Hashable {
 
     /// Whether the clock is synchronized (a majority of sources agree).
     public var isSynchronized: Bool { status == .synchronized }
-    /// The error: half the width of the bounds (``WallClockOffset/error`` is the same quantity). The
+    /// The error: half the width of the bounds (`WallClockOffset.error` is the same quantity). The
     /// server's time is within ``earliest`` … ``latest`` as long as the sources keep to the model
-    /// the bounds assume (each slews at most ``EstimatorConfiguration/serverSlew`` and never steps;
+    /// the bounds assume (each slews at most `EstimatorConfiguration.serverSlew` and never steps;
     /// see ``SynchronizationStatus/synchronized``); a source that breaks it is caught by its next
     /// sample.
     public var error: Duration {

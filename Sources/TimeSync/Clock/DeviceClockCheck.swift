@@ -55,7 +55,7 @@ extension ClockReading {
 
 extension ServerClock {
     /// Checks the device's wall clock against server time now, within `tolerance`: see
-    /// ``DeviceClockCheck``. A ``ServerClockEvent/wallClockChanged(by:)`` event says when the answer
+    /// ``DeviceClockCheck``. A `ServerClockEvent.wallClockChanged(by:)` event says when the answer
     /// may have changed.
     public func deviceClockCheck(tolerance: Duration) -> DeviceClockCheck {
         let pair = timeBase.wallClockPair()

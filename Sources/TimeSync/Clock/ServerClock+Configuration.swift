@@ -4,10 +4,10 @@ extension ServerClock {
         /// Estimator settings: drift bound, window, source timeout.
         package var estimator: EstimatorConfiguration
         /// A recalibration that moves the estimate by more than this emits
-        /// ``ServerClockEvent/offsetChanged(by:)``. Default 1 ms.
+        /// `ServerClockEvent.offsetChanged(by:)`. Default 1 ms.
         package var offsetChangeThreshold: Duration
         /// A wall-clock move against the monotonic clock larger than this emits
-        /// ``ServerClockEvent/wallClockChanged(by:)``. Default 1 s (NTP slews stay far below it).
+        /// `ServerClockEvent.wallClockChanged(by:)`. Default 1 s (NTP slews stay far below it).
         package var wallClockChangeThreshold: Duration
         /// How many sources must agree (and be a majority of those heard) before the clock says
         /// ``SynchronizationStatus/synchronized``; fewer agreeing make it
@@ -18,7 +18,7 @@ extension ServerClock {
             didSet { minimumAgreeingSources = max(1, minimumAgreeingSources) }
         }
         /// When the store is written: at once for the first calibration and a significant change,
-        /// otherwise at most once a minute, in a background task. ``PersistencePolicy/everyCalibration``
+        /// otherwise at most once a minute, in a background task. `PersistencePolicy.everyCalibration`
         /// writes after every calibration (still in the background).
         package var persistence: PersistencePolicy
         /// The sources whose stored samples are restored; samples of any other source in the store are

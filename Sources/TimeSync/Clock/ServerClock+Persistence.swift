@@ -2,7 +2,7 @@ extension ServerClock {
     /// Writes the clock's state to its store now, on the caller's thread, whatever the policy: call
     /// it when the app goes to the background or stops. Does nothing without a store or on a platform
     /// without boot session identifiers.
-    /// - Throws: The store's error (also sent as ``ServerClockEvent/storeFailed(reason:)``).
+    /// - Throws: The store's error (also sent as `ServerClockEvent.storeFailed(reason:)`).
     public func flush() throws(TimeSyncError) {
         try TimeSyncError.converting(otherwise: .storeUnavailable) {
             guard let persistence else { return }

@@ -1,6 +1,6 @@
 extension ServerClock {
     /// Compares the wall clock with the monotonic clock; when the wall clock moved by more than the
-    /// threshold since the last check, emits ``ServerClockEvent/wallClockChanged(by:)``.
+    /// threshold since the last check, emits `ServerClockEvent.wallClockChanged(by:)`.
     ///
     /// Call it when the platform says the clock changed (`NSSystemClockDidChange`), or let
     /// ``monitorWallClock(every:)`` poll. The clock's readings never depend on the wall clock.
@@ -12,7 +12,7 @@ extension ServerClock {
     }
 
     /// Checks the wall clock read in `pair`, under the clock's lock: emits
-    /// ``ServerClockEvent/wallClockChanged(by:)`` when it moved more than the threshold.
+    /// `ServerClockEvent.wallClockChanged(by:)` when it moved more than the threshold.
     @discardableResult
     func checkWallClock(_ pair: WallClockPair, in state: inout State) -> Duration? {
         guard let change = state.wallClock.check(pair) else { return nil }

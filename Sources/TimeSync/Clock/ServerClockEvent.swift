@@ -1,10 +1,10 @@
 import Foundation
 
-/// What happens to a ``ServerClock``, as an `AsyncSequence` from ``ServerClock/events(bufferingNewest:)``.
+/// What happens to a ``ServerClock``, as an `AsyncSequence` from `ServerClock.events(bufferingNewest:)`.
 package enum ServerClockEvent: Sendable, Hashable {
     /// A sample produced a calibration; the reading is taken at that moment.
     case calibrated(ClockReading)
-    /// A recalibration moved the estimate by more than ``ServerClock/Configuration/offsetChangeThreshold``.
+    /// A recalibration moved the estimate by more than `ServerClock.Configuration.offsetChangeThreshold`.
     case offsetChanged(by: Duration)
     /// The device's wall clock moved against the monotonic clock (the user or the system changed it).
     case wallClockChanged(by: Duration)

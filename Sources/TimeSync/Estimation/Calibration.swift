@@ -35,7 +35,7 @@ package struct Calibration: Sendable, Hashable, Codable {
     }
 
     /// Decodes a calibration through the same checks as a computed one: the anchor inside
-    /// ``SampleLimits/monotonicInstants``, a rate within the 1 % drift cap, the estimate clamped into
+    /// `SampleLimits.monotonicInstants`, a rate within the 1 % drift cap, the estimate clamped into
     /// the bounds.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

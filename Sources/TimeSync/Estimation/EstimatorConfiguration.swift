@@ -16,7 +16,7 @@ package struct EstimatorConfiguration: Sendable, Hashable, Codable {
     /// hold while a server corrects its clock, which no sample can show before it happens. Default
     /// 500 ppm, ntpd's largest slew rate. 0 gives bounds that assume a steady server, as NTP's error
     /// bounds do: tighter between samples, but a slewing server then moves outside them until its
-    /// samples contradict the earlier ones (``EstimatorOutcome/contradicted(_:)``).
+    /// samples contradict the earlier ones (`EstimatorOutcome.contradicted(_:)`).
     package var serverSlew: Double = 500e-6 {
         didSet { serverSlew = Self.capped(serverSlew, otherwise: 500e-6) }
     }
@@ -39,7 +39,7 @@ package struct EstimatorConfiguration: Sendable, Hashable, Codable {
     /// The sources whose replies are signed (Roughtime, NTS): together they bound what the others
     /// may claim. A source whose interval lies outside the region the authenticated sources agree on
     /// is a falseticker however many sources vote with it; with none named, every source is one vote.
-    /// A ``TimeSynchronizer`` fills this from its sources' ``SourceDriver/isAuthenticated``.
+    /// A ``TimeSynchronizer`` fills this from its sources' `SourceDriver.isAuthenticated`.
     package var authenticatedSources: Set<String> = []
 
     /// Creates a configuration.

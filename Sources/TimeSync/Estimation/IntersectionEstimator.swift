@@ -1,11 +1,11 @@
 /// The default strategy: hard-bound intersection per source, measured drift, and a majority vote
 /// across sources.
 ///
-/// Per source, up to ``EstimatorConfiguration/windowSize`` samples are kept: the newest, and among the
+/// Per source, up to `EstimatorConfiguration.windowSize` samples are kept: the newest, and among the
 /// older ones the tightest, so the window spans long enough to measure the rate. From every pair of
 /// them the local clock's rate is bounded (θ cannot have moved faster than the two intervals allow),
-/// those bounds are widened by ``EstimatorConfiguration/rateWander`` and intersected with the prior
-/// ±``EstimatorConfiguration/maxDrift``. Each sample, carried to the newest sample's instant with that
+/// those bounds are widened by `EstimatorConfiguration.rateWander` and intersected with the prior
+/// ±`EstimatorConfiguration.maxDrift`. Each sample, carried to the newest sample's instant with that
 /// rate, still bounds θ; intersecting them keeps the tightest edges — the lowest-delay samples in each
 /// direction — so a delay spike only loosens its own interval and never pulls the estimate.
 /// A step needs confirmation: a new sample that contradicts the source's window is held as a suspect
@@ -16,9 +16,9 @@
 /// against it is taken, and the contradicted older samples are dropped. One outlier never wins.
 ///
 /// Across sources, Marzullo's algorithm finds the offset region most sources agree on; sources outside
-/// it are falsetickers. Authenticated sources (``EstimatorConfiguration/authenticatedSources``:
+/// it are falsetickers. Authenticated sources (`EstimatorConfiguration.authenticatedSources`:
 /// Roughtime, NTS) bound the vote: a source outside the region they agree on is a falseticker
-/// whatever the count. Fewer than a strict majority agreeing gives ``EstimatorOutcome/noMajority(sources:largestAgreeing:)``:
+/// whatever the count. Fewer than a strict majority agreeing gives `EstimatorOutcome.noMajority(sources:largestAgreeing:)`:
 /// no time is better than a wrong one.
 package struct IntersectionEstimator: OffsetEstimator {
     /// `intersection`.
@@ -230,7 +230,7 @@ package struct IntersectionEstimator: OffsetEstimator {
         return .calibrated(calibration)
     }
 
-    /// The authenticated floor: when sources of ``EstimatorConfiguration/authenticatedSources`` are
+    /// The authenticated floor: when sources of `EstimatorConfiguration.authenticatedSources` are
     /// heard, the region most of them agree on bounds every other source. A source outside it is a
     /// falseticker and does not vote; the others vote with their intervals cut to it, so no majority
     /// of unauthenticated sources can place the time outside what the signed sources allow.

@@ -1,4 +1,4 @@
-/// A way of turning samples into a ``Calibration``.
+/// A way of turning samples into a `Calibration`.
 ///
 /// Estimators are value types with no I/O, so a simulation can run several on the same sample
 /// stream and ``ServerClock`` keeps one behind its lock.
@@ -12,7 +12,7 @@ package protocol OffsetEstimator: Sendable {
     /// answered afresh: they may lengthen a source's history (a better rate) only where they agree
     /// with what it says now, and never change what it says now. An estimator that cannot tell
     /// agreeing history from a step ignores it (the default).
-    /// - Complexity: The default adds the samples one by one; ``IntersectionEstimator`` fits each
+    /// - Complexity: The default adds the samples one by one; `IntersectionEstimator` fits each
     ///   source's window with its history once and votes across sources once.
     mutating func add(contentsOf samples: [OffsetSample], history: [OffsetSample]) -> EstimatorOutcome?
     /// Forgets a source (lost, or it asked not to be used) and returns the new outcome.
@@ -24,7 +24,7 @@ package protocol OffsetEstimator: Sendable {
     /// A short name for logs and stored calibrations (by default the type's name).
     var name: String { get }
     /// Replays samples an earlier run saved, all at once, into an empty estimator.
-    /// - Complexity: The default adds them one by one; ``IntersectionEstimator`` fits each source
+    /// - Complexity: The default adds them one by one; `IntersectionEstimator` fits each source
     ///   once, linear in the number of samples.
     mutating func restore(_ samples: [OffsetSample]) -> EstimatorOutcome
     /// The samples held as suspects: each contradicts its source's other samples and waits for a

@@ -1,4 +1,4 @@
-/// θ = server time − monotonic time as a linear model: the arithmetic of ``Calibration`` on plain
+/// θ = server time − monotonic time as a linear model: the arithmetic of `Calibration` on plain
 /// values, cheap to copy and to evaluate.
 package struct OffsetModel: Sendable, Hashable {
     /// The anchor instant.

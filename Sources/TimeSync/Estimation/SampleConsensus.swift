@@ -5,8 +5,8 @@
 /// takes a handful of samples. Intersecting them all would let one lying reply decide the answer, or
 /// empty the intersection. Instead each sample's bounds are carried to the newest sample's instant with
 /// the local clock's worst-case drift, Marzullo's algorithm finds the largest set that share an offset,
-/// and that set alone is combined by the default ``IntersectionEstimator``. With no strict majority
-/// (two against two, or every sample on its own) there is no answer: ``SampleConsensusError``.
+/// and that set alone is combined by the default `IntersectionEstimator`. With no strict majority
+/// (two against two, or every sample on its own) there is no answer: `SampleConsensusError`.
 package struct SampleConsensus: Sendable, Hashable {
     /// The combined bounds and estimate of the agreeing samples.
     package var calibration: Calibration
@@ -20,7 +20,7 @@ package struct SampleConsensus: Sendable, Hashable {
     ///   - samples: The samples, in any order; every one counts in the majority.
     ///   - configuration: The drift bound the samples are carried with.
     /// - Returns: The majority's answer.
-    /// - Throws: ``SampleConsensusError`` without samples, or when no strict majority agrees.
+    /// - Throws: `SampleConsensusError` without samples, or when no strict majority agrees.
     /// - Complexity: O(n log n) for the selection, then the estimator's O(n²) fit.
     package init(_ samples: [OffsetSample], configuration: EstimatorConfiguration = .init()) throws(SampleConsensusError) {
         let ordered = samples.sorted { $0.time < $1.time }
@@ -51,7 +51,7 @@ package struct SampleConsensus: Sendable, Hashable {
     /// with the lowest delay. Feed this to a clock (not the raw samples): every estimator then sees
     /// the same honest interval, however it weighs samples.
     /// - Parameter source: The source name the sample carries.
-    /// - Throws: ``SampleError`` for a source name the samples could not have had.
+    /// - Throws: `SampleError` for a source name the samples could not have had.
     package func refinedSample(source: String) throws(SampleError) -> OffsetSample {
         let newest = samples[samples.count - 1]
         let delay = samples.map(\.delay).min() ?? 0

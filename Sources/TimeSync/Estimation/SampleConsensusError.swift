@@ -4,8 +4,8 @@ package struct SampleConsensusError: CodedError {
     package enum Code: Sendable, Hashable {
         /// There was no sample.
         case noSamples
-        /// No strict majority of the samples agrees (``SampleConsensusError/largestAgreeing`` of
-        /// ``SampleConsensusError/total``).
+        /// No strict majority of the samples agrees (`SampleConsensusError.largestAgreeing` of
+        /// `SampleConsensusError.total`).
         case noMajority
     }
 

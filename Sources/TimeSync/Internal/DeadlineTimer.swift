@@ -8,7 +8,7 @@ package struct DeadlineTimer: Sendable {
     /// Starts the timer.
     /// - Parameters:
     ///   - timeout: How long from now.
-    ///   - timeBase: The clocks (``SystemTimeBase`` outside tests).
+    ///   - timeBase: The clocks (`SystemTimeBase` outside tests).
     ///   - expire: Called once when the timeout has passed, unless ``cancel()`` came first.
     package init(after timeout: Duration, on timeBase: any TimeBase, expire: @escaping @Sendable () -> Void) {
         let deadline = timeBase.monotonicNow().advanced(by: timeout)

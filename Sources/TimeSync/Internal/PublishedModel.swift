@@ -33,12 +33,12 @@ struct PublishedEstimate {
     /// which only a custom estimator could publish: `now` then takes the saturating path.
     var fixedPointRate: Int64?
 
-    /// Server time at a monotonic reading at or after the anchor: ``OffsetModel/estimate(at:)``
+    /// Server time at a monotonic reading at or after the anchor: `OffsetModel.estimate(at:)`
     /// plus the reading, on the hot path of ``ServerClock/now``; `nil` before the anchor or where the
     /// sum leaves `Int64` (the caller then takes the saturating path).
     ///
     /// The product cannot trap: published rates come from estimators, inside the drift prior, which
-    /// ``EstimatorConfiguration`` caps at 1 %, so |rate × elapsed| < 2⁵⁷ ns.
+    /// `EstimatorConfiguration` caps at 1 %, so |rate × elapsed| < 2⁵⁷ ns.
     @inline(__always)
     func serverTime(at monotonic: Int64) -> Int64? {
         let elapsed = monotonic &- anchor

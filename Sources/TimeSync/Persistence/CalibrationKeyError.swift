@@ -20,7 +20,7 @@ package struct CalibrationKeyError: CodedError {
     /// What went wrong, for a log line.
     package var reason: String
     /// What the file system threw, when a key file or its directory could not be created; the
-    /// ``UntrustedPathError`` naming the component, when a component of the key's path is not trusted.
+    /// `UntrustedPathError` naming the component, when a component of the key's path is not trusted.
     package let underlying: (any Error)?
 
     /// Creates an error with the code ``Code-swift.enum/unavailable``: what a

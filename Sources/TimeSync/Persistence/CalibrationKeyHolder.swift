@@ -13,7 +13,7 @@ package final class CalibrationKeyHolder: Sendable {
     }
 
     /// The key: the one read before, or the provider's now.
-    /// - Throws: The provider's error, or ``CalibrationKeyError`` for a key shorter than 32 bytes.
+    /// - Throws: The provider's error, or `CalibrationKeyError` for a key shorter than 32 bytes.
     package func current() throws -> [UInt8] {
         if let known = key.withLock({ $0 }) { return known }
         let fresh = try provider.key()

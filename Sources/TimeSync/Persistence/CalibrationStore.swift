@@ -13,7 +13,7 @@ import Foundation
 /// ```
 public protocol CalibrationStore: Sendable {
     /// Checks, when a clock opens the store, that it may be read and written; a store that throws
-    /// is neither (the clock reports ``ServerClockEvent/storeIgnored(reason:)`` with the error). The
+    /// is neither (the clock reports `ServerClockEvent.storeIgnored(reason:)` with the error). The
     /// default accepts.
     func validate() throws
     /// The stored bytes, or `nil` when nothing is stored.

@@ -84,7 +84,7 @@ final class CalibrationWriter: Sendable {
         }
     }
 
-    /// A failed write in one line: a TimeSync error's message (a ``FileCalibrationStoreError`` names
+    /// A failed write in one line: a TimeSync error's message (a `FileCalibrationStoreError` names
     /// the path, the system's reason and what to do); for a file system error from another store, the
     /// file, the system's reason and what to do, never Foundation's dump of the error.
     static func reason(for error: any Error) -> String {

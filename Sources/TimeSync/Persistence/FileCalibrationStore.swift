@@ -13,7 +13,7 @@ import Darwin
 ///
 /// The store writes only where it may: the path must be absent, an empty file, or a regular file that
 /// reads as a TimeSync store (of any format version, under any key). Anything else (another file, a
-/// directory, a device, a FIFO, a symbolic link) is refused with a ``FileCalibrationStoreError``
+/// directory, a device, a FIFO, a symbolic link) is refused with a `FileCalibrationStoreError`
 /// naming the path and why, and is neither read nor replaced: a mistyped path never destroys a file.
 /// A clock checks this when it opens the store (``validate()``), and each write checks it again.
 /// Nothing blocks: a FIFO at the path is refused, not opened for reading.
@@ -21,7 +21,7 @@ import Darwin
 /// Nor does it write where someone else could send it: every directory on the path, from `/` down,
 /// must belong to this process's user or root and be writable by neither group nor others (unless
 /// sticky, as `/tmp` is), and every symbolic link on it must belong to that user or root, as for a
-/// key file (``UntrustedPathError``). Otherwise the store is refused, and nothing is created.
+/// key file (`UntrustedPathError`). Otherwise the store is refused, and nothing is created.
 public struct FileCalibrationStore: CalibrationStore {
     /// The file's location.
     public let url: URL
@@ -39,7 +39,7 @@ public struct FileCalibrationStore: CalibrationStore {
     }
 
     /// Checks that the store may be read and written.
-    /// - Throws: ``FileCalibrationStoreError`` when something other than a store is at the path.
+    /// - Throws: `FileCalibrationStoreError` when something other than a store is at the path.
     public func validate() throws(TimeSyncError) {
         try TimeSyncError.converting(otherwise: .storeUnavailable) {
             _ = try inspect()
@@ -47,7 +47,7 @@ public struct FileCalibrationStore: CalibrationStore {
     }
 
     /// The file's bytes, `nil` when there is no file (or it is empty).
-    /// - Throws: ``FileCalibrationStoreError`` when something other than a store is at the path.
+    /// - Throws: `FileCalibrationStoreError` when something other than a store is at the path.
     public func load() throws(TimeSyncError) -> Data? {
         return try TimeSyncError.converting(otherwise: .storeUnavailable) {
             switch try inspect() {
@@ -59,8 +59,8 @@ public struct FileCalibrationStore: CalibrationStore {
 
     /// Replaces the file with `data`, after checking that what is there is a store; creates its
     /// directory (and those above it) when missing.
-    /// - Throws: ``FileCalibrationStoreError``: when something other than a store is at the path, and
-    ///   ``FileCalibrationStoreError/Code-swift.enum/unwritable(_:)`` (the file system's error as its
+    /// - Throws: `FileCalibrationStoreError`: when something other than a store is at the path, and
+    ///   `FileCalibrationStoreError.Code.unwritable(_:)` (the file system's error as its
     ///   `underlying`) when the directory or the file cannot be written.
     public func save(_ data: Data) throws(TimeSyncError) {
         try TimeSyncError.converting(otherwise: .storeUnavailable) {
@@ -93,7 +93,7 @@ public struct FileCalibrationStore: CalibrationStore {
     }
 
     /// Removes the file (a store, or an empty file).
-    /// - Throws: ``FileCalibrationStoreError`` when something other than a store is at the path.
+    /// - Throws: `FileCalibrationStoreError` when something other than a store is at the path.
     public func remove() throws(TimeSyncError) {
         try TimeSyncError.converting(otherwise: .storeUnavailable) {
             switch try inspect() {
@@ -168,7 +168,7 @@ package struct FileCalibrationStoreError: CodedError {
         case unreadable(String)
         /// A directory or symbolic link on the path is not one this process's user (or root) alone
         /// controls: another user could send the store elsewhere (``underlying`` is the
-        /// ``UntrustedPathError`` naming it).
+        /// `UntrustedPathError` naming it).
         case untrustedPath
         /// The store, or its directory, cannot be written (the system's reason: `Permission denied`,
         /// `No space left on device`, …).
@@ -179,7 +179,7 @@ package struct FileCalibrationStoreError: CodedError {
     package let path: String
     /// Why the path cannot hold a store.
     package let code: Code
-    /// The ``UntrustedPathError`` of an untrusted path; the file system's error of a failed write.
+    /// The `UntrustedPathError` of an untrusted path; the file system's error of a failed write.
     package let underlying: (any Error)?
 
     /// Creates an error.

@@ -1,4 +1,4 @@
-/// The debouncing of ``PersistencePolicy``, sans I/O: the clock reports each change with its instant,
+/// The debouncing of `PersistencePolicy`, sans I/O: the clock reports each change with its instant,
 /// estimate and status, and writes when told.
 package struct PersistenceSchedule: Sendable, Hashable {
     /// The policy followed.

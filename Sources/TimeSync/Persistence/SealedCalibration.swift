@@ -20,7 +20,7 @@ struct SealedCalibration: Codable, Sendable, Hashable {
     /// HMAC-SHA256(key, content).
     var tag: Data
 
-    /// Why sealed bytes did not open (what ``PersistedCalibration/content(ofSealed:key:)`` throws).
+    /// Why sealed bytes did not open (what `PersistedCalibration.content(ofSealed:key:)` throws).
     enum OpenError: CodedError, Hashable {
         case notSealed(String)
         case wrongVersion(Int)

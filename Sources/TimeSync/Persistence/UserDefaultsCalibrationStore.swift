@@ -22,7 +22,7 @@ public struct UserDefaultsCalibrationStore: CalibrationStore, @unchecked Sendabl
         self.key = key
     }
 
-    /// The stored bytes; more than ``PersistedCalibration/maximumSize`` are cut to one byte past it,
+    /// The stored bytes; more than `PersistedCalibration.maximumSize` are cut to one byte past it,
     /// enough for the restore to reject them.
     public func load() throws -> Data? {
         defaults.data(forKey: key).map { $0.count > PersistedCalibration.maximumSize ? $0.prefix(PersistedCalibration.maximumSize + 1) : $0 }

@@ -21,8 +21,8 @@ import Darwin
 /// owned by this process's user, mode 0600, holding at least 32 bytes, on a path whose every
 /// directory from `/` down belongs to that user or root and is writable by neither group nor others
 /// (unless sticky, as `/tmp` is), every symbolic link on it belonging to that user or root. Anything
-/// else is refused with a ``CalibrationKeyError`` that says what to fix (its `underlying` an
-/// ``UntrustedPathError`` when a component of the path is the cause), and nothing is created.
+/// else is refused with a `CalibrationKeyError` that says what to fix (its `underlying` an
+/// `UntrustedPathError` when a component of the path is the cause), and nothing is created.
 package struct FileCalibrationKeyProvider: CalibrationKeyProvider {
     /// The key file.
     package let url: URL

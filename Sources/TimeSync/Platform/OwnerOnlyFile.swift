@@ -163,7 +163,7 @@ package enum OwnerOnlyFile {
     /// Checks the directory that holds (or is to hold) a secret, and every directory above it
     /// (``checkPath(_:)``). A missing directory passes: whoever creates it creates it 0700.
     /// - Returns: The directory with every symbolic link resolved; `nil` when it does not exist (yet).
-    /// - Throws: ``UntrustedPathError``, also when the path names something other than a directory.
+    /// - Throws: `UntrustedPathError`, also when the path names something other than a directory.
     @discardableResult
     package static func checkDirectory(_ path: String) throws(UntrustedPathError) -> String? {
         let directory = path.isEmpty ? "." : path
@@ -191,7 +191,7 @@ package enum OwnerOnlyFile {
     /// - Parameter path: An absolute path, or one relative to the current directory.
     /// - Returns: The path with every symbolic link resolved (as far as it exists), and whether all
     ///   of it exists.
-    /// - Throws: ``UntrustedPathError`` naming the first component that is not trusted.
+    /// - Throws: `UntrustedPathError` naming the first component that is not trusted.
     package static func checkPath(_ path: String) throws(UntrustedPathError) -> (resolved: String, exists: Bool) {
         #if canImport(Darwin) && !os(macOS)
         // iOS, tvOS, watchOS and visionOS: every app runs as one user, in a container the kernel's

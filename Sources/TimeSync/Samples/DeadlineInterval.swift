@@ -10,7 +10,7 @@ public struct DeadlineInterval: Sendable, Hashable, Codable {
     public let latest: MonotonicInstant
 
     /// Creates bounds.
-    /// - Throws: ``SampleError`` `.emptyInterval` when `earliest > latest`.
+    /// - Throws: `SampleError` `.emptyInterval` when `earliest > latest`.
     package init(earliest: MonotonicInstant, latest: MonotonicInstant) throws(SampleError) {
         guard earliest <= latest else { throw SampleError(.emptyInterval) }
         self.earliest = earliest

@@ -10,7 +10,7 @@ package struct OffsetInterval: Sendable, Hashable, Codable {
     package let upper: Int64
 
     /// Creates an interval.
-    /// - Throws: ``SampleError`` `.emptyInterval` when `lower > upper`.
+    /// - Throws: `SampleError` `.emptyInterval` when `lower > upper`.
     package init(lower: Int64, upper: Int64) throws(SampleError) {
         guard lower <= upper else { throw SampleError(.emptyInterval) }
         self.lower = lower
@@ -87,7 +87,7 @@ extension OffsetInterval {
     /// directions, the server's clock read `t2` after local `t1` and `t3` before local `t4`.
     /// The midpoint is the classic NTP offset ((t2 − t1) + (t3 − t4)) / 2 and the half-width is
     /// delay / 2, with delay = (t4 − t1) − (t3 − t2).
-    /// - Throws: ``SampleError`` when the reply came before the request, the server answered before
+    /// - Throws: `SampleError` when the reply came before the request, the server answered before
     ///   it received, or the delay is negative.
     package static func exchange(t1: Int64, t2: Int64, t3: Int64, t4: Int64) throws(SampleError) -> OffsetInterval {
         guard t4 >= t1 else { throw SampleError(.replyBeforeRequest) }
@@ -104,7 +104,7 @@ extension OffsetInterval {
     /// The server's clock read a value in `[S, S + resolution)` at some local instant between `t1` and
     /// `t4`. With `resolution` of one second this is an HTTP `Date` header; of one millisecond, a
     /// millisecond timestamp header.
-    /// - Throws: ``SampleError`` when `t4 < t1` or the resolution is negative.
+    /// - Throws: `SampleError` when `t4 < t1` or the resolution is negative.
     package static func timestamp(
         _ serverTime: Int64, resolution: Int64, t1: Int64, t4: Int64
     ) throws(SampleError) -> OffsetInterval {

@@ -16,11 +16,11 @@ package struct OffsetSample: Sendable, Hashable, Codable {
     /// Network delay: the round trip less the server's processing time, in nanoseconds.
     package var delay: Int64
 
-    /// Creates a sample from already computed bounds, checked like any input (``SampleLimits``).
-    /// - Throws: ``SampleError`` for an empty or overlong source name, an instant outside
-    ///   ``SampleLimits/monotonicInstants``, a span outside `0...`\ ``SampleLimits/maximumSpan``, a
+    /// Creates a sample from already computed bounds, checked like any input (`SampleLimits`).
+    /// - Throws: `SampleError` for an empty or overlong source name, an instant outside
+    ///   `SampleLimits.monotonicInstants`, a span outside `0...`\ `SampleLimits.maximumSpan`, a
     ///   delay outside `0...span`, bounds wider than the limits allow, or bounds that put the server's
-    ///   time outside ``SampleLimits/serverTimes``.
+    ///   time outside `SampleLimits.serverTimes`.
     package init(source: String, offset: OffsetInterval, time: MonotonicInstant, span: Int64, delay: Int64) throws(SampleError) {
         guard !source.isEmpty else { throw SampleError(.emptySourceName) }
         guard source.utf8.count <= SampleLimits.maximumSourceNameLength else { throw SampleError(.sourceNameTooLong) }
@@ -43,7 +43,7 @@ package struct OffsetSample: Sendable, Hashable, Codable {
     }
 
     /// Decodes a sample (from a calibration store) through the same checks as a fresh one.
-    /// - Throws: `DecodingError.dataCorrupted` wrapping the ``SampleError``.
+    /// - Throws: `DecodingError.dataCorrupted` wrapping the `SampleError`.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         do {
@@ -70,7 +70,7 @@ package struct OffsetSample: Sendable, Hashable, Codable {
     ///   - serverUncertainty: How far the server's own stamps may be off (its precision, or NTP root
     ///     delay / 2 + root dispersion); widens the bounds on both sides.
     /// - Returns: θ ∈ [t3 − t4, t2 − t1] widened by `serverUncertainty`.
-    /// - Throws: ``SampleError`` for inconsistent timestamps or a value outside ``SampleLimits``.
+    /// - Throws: `SampleError` for inconsistent timestamps or a value outside `SampleLimits`.
     package static func exchange(
         source: String,
         requestSent: MonotonicInstant, serverReceive: UnixTime,
@@ -117,8 +117,8 @@ package struct OffsetSample: Sendable, Hashable, Codable {
     ///
     /// The server's clock read a value in `[serverTime, serverTime + resolution)` at some instant
     /// between `requestSent` and `responseReceived`, so θ ∈ [S − t4, S + resolution − t1].
-    /// - Throws: ``SampleError`` for `responseReceived < requestSent`, or a time, span or resolution
-    ///   outside ``SampleLimits``.
+    /// - Throws: `SampleError` for `responseReceived < requestSent`, or a time, span or resolution
+    ///   outside `SampleLimits`.
     package static func timestamp(
         source: String, serverTime: UnixTime, resolution: Duration,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant
@@ -134,8 +134,8 @@ package struct OffsetSample: Sendable, Hashable, Codable {
 
     /// A sample from a server that stamps its time as late as possible and reports how long it spent
     /// on the request (server processing time): t3 = `serverTime`, t2 = t3 − `processingTime`.
-    /// - Throws: ``SampleError`` for a negative processing time, inconsistent timestamps or a value
-    ///   outside ``SampleLimits``.
+    /// - Throws: `SampleError` for a negative processing time, inconsistent timestamps or a value
+    ///   outside `SampleLimits`.
     package static func stamped(
         source: String, serverTime: UnixTime, processingTime: Duration,
         requestSent: MonotonicInstant, responseReceived: MonotonicInstant,

@@ -18,16 +18,16 @@ package struct SampleError: CodedError {
         case emptySourceName
         /// A remaining duration below zero.
         case negativeDuration
-        /// A server time outside ``SampleLimits/serverTimes``, or a monotonic instant outside
-        /// ``SampleLimits/monotonicInstants``.
+        /// A server time outside `SampleLimits.serverTimes`, or a monotonic instant outside
+        /// `SampleLimits.monotonicInstants`.
         case timeOutOfRange
-        /// An exchange (or a server's processing time) longer than ``SampleLimits/maximumSpan``.
+        /// An exchange (or a server's processing time) longer than `SampleLimits.maximumSpan`.
         case spanTooLong
-        /// A server-reported uncertainty above ``SampleLimits/maximumServerUncertainty``.
+        /// A server-reported uncertainty above `SampleLimits.maximumServerUncertainty`.
         case uncertaintyOutOfRange
-        /// A timestamp resolution above ``SampleLimits/maximumResolution``.
+        /// A timestamp resolution above `SampleLimits.maximumResolution`.
         case resolutionOutOfRange
-        /// A source name longer than ``SampleLimits/maximumSourceNameLength`` bytes.
+        /// A source name longer than `SampleLimits.maximumSourceNameLength` bytes.
         case sourceNameTooLong
         /// Bounds wider than a sample within every limit can have.
         case intervalTooWide
@@ -54,16 +54,16 @@ package struct SampleError: CodedError {
     package static let emptySourceName = SampleError(.emptySourceName)
     /// A remaining duration below zero.
     package static let negativeDuration = SampleError(.negativeDuration)
-    /// A server time outside ``SampleLimits/serverTimes``, or a monotonic instant outside
-    /// ``SampleLimits/monotonicInstants``.
+    /// A server time outside `SampleLimits.serverTimes`, or a monotonic instant outside
+    /// `SampleLimits.monotonicInstants`.
     package static let timeOutOfRange = SampleError(.timeOutOfRange)
-    /// An exchange (or a server's processing time) longer than ``SampleLimits/maximumSpan``.
+    /// An exchange (or a server's processing time) longer than `SampleLimits.maximumSpan`.
     package static let spanTooLong = SampleError(.spanTooLong)
-    /// A server-reported uncertainty above ``SampleLimits/maximumServerUncertainty``.
+    /// A server-reported uncertainty above `SampleLimits.maximumServerUncertainty`.
     package static let uncertaintyOutOfRange = SampleError(.uncertaintyOutOfRange)
-    /// A timestamp resolution above ``SampleLimits/maximumResolution``.
+    /// A timestamp resolution above `SampleLimits.maximumResolution`.
     package static let resolutionOutOfRange = SampleError(.resolutionOutOfRange)
-    /// A source name longer than ``SampleLimits/maximumSourceNameLength`` bytes.
+    /// A source name longer than `SampleLimits.maximumSourceNameLength` bytes.
     package static let sourceNameTooLong = SampleError(.sourceNameTooLong)
     /// Bounds wider than a sample within every limit can have.
     package static let intervalTooWide = SampleError(.intervalTooWide)

@@ -7,7 +7,7 @@
 /// bounded: a time daemon slews only corrections up to a limit (ntpd: 128 ms) and steps larger ones,
 /// which the estimators treat as steps.
 package struct SlewAllowance: Sendable, Hashable, Codable {
-    /// The largest slew rate, dimensionless (at most ``EstimatorConfiguration/driftLimit``).
+    /// The largest slew rate, dimensionless (at most `EstimatorConfiguration.driftLimit`).
     package var rate: Double
     /// The largest total correction a slew makes, in nanoseconds (at most ``maximumLimit``).
     package var limit: Int64

@@ -1,5 +1,5 @@
 /// What happened to one poll of a source, in the terms every protocol shares: each transport's errors
-/// say which of these they are (``SourceFailure``), so the synchronizer never reads a protocol's error.
+/// say which of these they are (`SourceFailure`), so the synchronizer never reads a protocol's error.
 package enum PollOutcome: Sendable, Hashable {
     /// A usable reply.
     case sample
@@ -34,7 +34,7 @@ package enum PollOutcome: Sendable, Hashable {
     }
 
     /// What an error from a source's measurement means for polling: the error's own account when it
-    /// gives one (``SourceFailure``), else a failure.
+    /// gives one (`SourceFailure`), else a failure.
     package init(failure error: any Error) {
         self = (error as? any SourceFailure)?.pollOutcome ?? .failure
     }
@@ -44,7 +44,7 @@ package enum PollOutcome: Sendable, Hashable {
 /// one place each protocol's refusals (a Kiss-o'-Death, an HTTP `429`, an unsynchronized server) are
 /// read.
 package protocol SourceFailure: Error {
-    /// What the error means for the schedule (never ``PollOutcome/sample``).
+    /// What the error means for the schedule (never `PollOutcome.sample`).
     var pollOutcome: PollOutcome { get }
     /// The protocol's word for the refusal, when the server sent one (`RATE`, `DENY`, `429`): shown in
     /// a source's status. `nil` by default.

@@ -3,10 +3,10 @@ package enum PollReason: String, Sendable, Hashable, Codable, CaseIterable {
     /// The source is in its initial burst, or in one restarted by a resynchronization.
     case burst
     /// The interval the clock's error allows: the longest wait after which the error stays within
-    /// ``PollPolicy/targetError``.
+    /// `PollPolicy.targetError`.
     case targetError
     /// Polls without a usable reply (or, with no target error, every poll) double the interval
-    /// toward ``PollPolicy/maximumInterval``.
+    /// toward `PollPolicy.maximumInterval`.
     case backoff
     /// The server asked not to be asked again before this instant (HTTP `Retry-After`).
     case retryAfter
@@ -18,6 +18,6 @@ package enum PollReason: String, Sendable, Hashable, Codable, CaseIterable {
     /// The source stopped answering and its name was resolved again: it is polled at the longest
     /// interval until it answers.
     case resolve
-    /// The interval reached ``PollPolicy/maximumInterval``.
+    /// The interval reached `PollPolicy.maximumInterval`.
     case maximumInterval
 }

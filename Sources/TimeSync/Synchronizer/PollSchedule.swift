@@ -30,7 +30,7 @@ package struct PollSchedule: Sendable, Hashable {
     /// - Parameters:
     ///   - outcome: What the poll just made gave.
     ///   - error: The clock's error after the poll (half the width of its bounds), for
-    ///     ``PollPolicy/targetError``; `nil` when unknown.
+    ///     `PollPolicy.targetError`; `nil` when unknown.
     ///   - errorAfter: The clock's error a given wait after the poll, as its bounds widen with
     ///     time: the wait is halved (down to the floor) until the error at its end is within the
     ///     target. `nil`: only the error now counts.

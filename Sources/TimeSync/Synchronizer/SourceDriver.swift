@@ -24,7 +24,7 @@ package protocol SourceDriver: Sendable {
     var reference: TimeReference { get }
     /// Whether the source's replies are signed by the server (Roughtime, NTS), so that no one on the
     /// path can forge them: such sources bound what unauthenticated ones may claim
-    /// (``EstimatorConfiguration/authenticatedSources``). `false` by default.
+    /// (`EstimatorConfiguration.authenticatedSources`). `false` by default.
     var isAuthenticated: Bool { get }
     /// Measures the server once (one exchange or a short refinement), within `timeout` for the whole
     /// of it.
@@ -32,8 +32,8 @@ package protocol SourceDriver: Sendable {
     /// - Throws: Any error; ``pollOutcome(for:)`` says what it means for the schedule.
     func measure(timeout: Duration) async throws -> [OffsetSample]
     /// What an error from ``measure(timeout:)`` means for polling. By default the error's own account
-    /// (``SourceFailure``: NTP's and NTS's kisses and unsynchronized replies, HTTP's `429` and `503`),
-    /// else a failure (back off and retry). A source whose errors are not ``SourceFailure``s can map
+    /// (`SourceFailure`: NTP's and NTS's kisses and unsynchronized replies, HTTP's `429` and `503`),
+    /// else a failure (back off and retry). A source whose errors are not `SourceFailure`s can map
     /// them here.
     func pollOutcome(for error: any Error) -> PollOutcome
 }
@@ -42,6 +42,6 @@ extension SourceDriver {
     /// Unauthenticated.
     package var isAuthenticated: Bool { false }
 
-    /// The error's own account (``SourceFailure``), else a failure: back off and retry.
+    /// The error's own account (`SourceFailure`), else a failure: back off and retry.
     package func pollOutcome(for error: any Error) -> PollOutcome { PollOutcome(failure: error) }
 }

@@ -33,7 +33,7 @@ package struct SourcePoller: Sendable, Hashable {
     /// after each further ``unreachableAfter`` silent polls.
     private var unansweredAtResolve = 0
     /// The earliest instant the server allowed for the next request, after it answered with a
-    /// `Retry-After` (``PollOutcome/retryAfter(_:)``): a restarted burst or a resolved name waits
+    /// `Retry-After` (`PollOutcome.retryAfter(_:)`): a restarted burst or a resolved name waits
     /// for it too.
     package private(set) var notBefore: MonotonicInstant?
     private var stopped = false
@@ -99,7 +99,7 @@ package struct SourcePoller: Sendable, Hashable {
     }
 
     /// Takes the outcome of the request last asked for, with the clock's error after it and, when
-    /// known, how it grows with time: see ``PollPolicy/targetError`` and
+    /// known, how it grows with time: see `PollPolicy.targetError` and
     /// `PollSchedule.next(after:error:errorAfter:)`.
     package mutating func handle(
         _ outcome: PollOutcome, at now: MonotonicInstant, error: Duration?, errorAfter: ((Duration) -> Duration)? = nil

@@ -218,7 +218,7 @@ package struct SynchronizerCore: Sendable, Hashable {
     /// - Parameters:
     ///   - event: A measurement's result, a resolved name, or a trigger.
     ///   - now: When it happened; the source's next poll is timed from here.
-    ///   - clockError: The clock's error after the samples went in, for ``PollPolicy/targetError``;
+    ///   - clockError: The clock's error after the samples went in, for `PollPolicy.targetError`;
     ///     `nil`: the interval backs off after every poll.
     ///   - clockErrorAfter: The clock's error a given wait from `now` (its bounds widen with time):
     ///     the next poll comes before it passes the target.

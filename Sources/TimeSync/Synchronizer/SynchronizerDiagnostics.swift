@@ -40,7 +40,7 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
             /// The source stopped answering and its name was resolved again.
             case resolved(source: String)
             /// The synchronized time contradicted the floor kept across reboots, which was lowered by
-            /// `by` (``ServerClockEvent/floorLowered(by:reason:)``).
+            /// `by` (`ServerClockEvent.floorLowered(by:reason:)`).
             case floorLowered(by: Duration, reason: String)
         }
 

@@ -1,4 +1,4 @@
-/// What a ``TimeSynchronizer`` did (Codable for ``SynchronizerDiagnostics/history``).
+/// What a ``TimeSynchronizer`` did (Codable for `SynchronizerDiagnostics.history`).
 public enum TimeSynchronizerEvent: Sendable, Hashable, Codable {
     /// A source answered and its samples went to the clock.
     case measured(source: String, samples: Int)

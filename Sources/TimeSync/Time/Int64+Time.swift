@@ -40,14 +40,14 @@ extension Int64 {
     }
 
     /// A rate as a fixed-point number, rate × 2⁶², for a rate within ±1 % (the drift cap of
-    /// ``EstimatorConfiguration``); `nil` beyond, or not finite.
+    /// `EstimatorConfiguration`); `nil` beyond, or not finite.
     @inlinable @inline(__always)
     package static func fixedPointRate(_ rate: Double) -> Int64? {
         rate.magnitude <= .driftLimit ? Int64(rate * 0x1p62) : nil
     }
 
     /// The drift term of an offset model, rate × elapsed nanoseconds, from a fixed-point rate (floored):
-    /// the one computation ``OffsetModel`` and ``ServerClock/now`` share, so that `now` and `reading()`
+    /// the one computation `OffsetModel` and ``ServerClock/now`` share, so that `now` and `reading()`
     /// agree to the nanosecond. Integer multiplication keeps the dependency chain every clock read
     /// waits on short (the clock read itself serializes): floating point measured 4 ns slower a read.
     /// |rate| ≤ 1 % keeps the 128-bit product below 2¹¹⁹, so the result fits with room to spare.
@@ -91,7 +91,7 @@ extension Duration {
 }
 
 extension Double {
-    /// The largest drift or wander a configuration may set, 1 %: ``EstimatorConfiguration/driftLimit``.
+    /// The largest drift or wander a configuration may set, 1 %: `EstimatorConfiguration.driftLimit`.
     @usableFromInline
     static let driftLimit = 0.01
 }

@@ -1,7 +1,7 @@
 /// The clocks a ``ServerClock`` stands on: a monotonic clock that counts through sleep, the device's
 /// wall clock, and a way to sleep on the monotonic clock.
 ///
-/// ``SystemTimeBase`` reads the real clocks; `ManualTimeBase` lets tests and simulations move time
+/// `SystemTimeBase` reads the real clocks; `ManualTimeBase` lets tests and simulations move time
 /// by hand. A library never reads a clock on its own: pass a time base in.
 public protocol TimeBase: Sendable {
     /// The monotonic clock: counts through device sleep, ignores wall-clock changes.
@@ -28,7 +28,7 @@ extension TimeBase {
         try await sleep(until: deadline)
     }
 
-    /// Reads the wall clock between two monotonic readings (see ``WallClockPair``); when a read is
+    /// Reads the wall clock between two monotonic readings (see `WallClockPair`); when a read is
     /// interrupted (a gap over 20 µs) it tries again, up to four times, and keeps the tightest.
     package func wallClockPair() -> WallClockPair {
         var best: WallClockPair?

@@ -1,6 +1,6 @@
 import TimeSync
 
-/// One NTP request and its reply (RFC 5905, RFC 4330), with no I/O: what ``NTPClient`` runs on a
+/// One NTP request and its reply (RFC 5905, RFC 4330), with no I/O: what `NTPClient` runs on a
 /// socket and an NTS exchange runs underneath.
 ///
 /// A reply whose origin does not match, an exact duplicate or an undecodable datagram is stray: it is

@@ -38,8 +38,8 @@ package struct DateRefinement: Sendable, Hashable {
 
     /// Adds a sample of the same server.
     ///
-    /// - Parameter sample: A `Date` sample (``OffsetSample/timestamp(source:serverTime:resolution:requestSent:responseReceived:)``).
-    /// - Throws: ``SampleError/emptyInterval`` when the sample contradicts the bounds so far (a cached
+    /// - Parameter sample: A `Date` sample (`OffsetSample.timestamp(source:serverTime:resolution:requestSent:responseReceived:)`).
+    /// - Throws: `SampleError.emptyInterval` when the sample contradicts the bounds so far (a cached
     ///   or replayed response, or the server stepped its clock); the refinement is left unchanged.
     /// - Complexity: O(n) for n samples so far (a refinement takes a handful).
     package mutating func add(_ sample: OffsetSample) throws(SampleError) {

@@ -92,7 +92,7 @@ package struct DateRefinementPlan: Sendable, Hashable {
     }
 
     /// Takes the sample a request to `source` gave.
-    /// - Throws: ``SampleError/emptyInterval`` when it contradicts that source's earlier samples (a
+    /// - Throws: `SampleError.emptyInterval` when it contradicts that source's earlier samples (a
     ///   cached or replayed response, or a stepped clock); the plan is unchanged but for the count.
     package mutating func handle(_ sample: OffsetSample, from source: Int) throws(SampleError) {
         guard awaiting == source else { return }

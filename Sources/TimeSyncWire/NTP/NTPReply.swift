@@ -56,7 +56,7 @@ public struct NTPReply: Sendable, Hashable {
     }
 
     /// The reply with the bounds its timestamps prove.
-    /// - Throws: ``SampleError`` when they contradict each other.
+    /// - Throws: `SampleError` when they contradict each other.
     package func checked() throws(SampleError) -> NTPReply {
         let bounds = try OffsetSample.ExchangeBounds(
             requestSent: requestSent, serverReceive: serverReceive, serverTransmit: serverTransmit,
