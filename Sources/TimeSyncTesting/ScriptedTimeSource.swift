@@ -4,7 +4,7 @@ import TimeSync
 /// ``ManualTimeBase`` that answers at once, its clock ``offset`` ahead of the monotonic clock, known
 /// to its uncertainty; it counts its requests and fails while told to.
 public final class ScriptedTimeSource: SourceDriver {
-    /// The error ``measure(timeout:)`` throws while ``failing`` is set.
+    /// The error a measurement throws while ``failing`` is set.
     public struct Unreachable: CodedError {
         /// The one kind of failure a scripted source has.
         public enum Code: Sendable, Hashable {

@@ -48,13 +48,9 @@ public final class ServerClock: Clock, Sendable {
 
     /// Creates a clock, restoring a stored calibration of the same boot session if there is one.
     /// - Parameters:
-    ///   - timeBase: The monotonic and wall clocks (`SystemTimeBase` by default).
-    ///   - estimator: How samples become a calibration: by default an `IntersectionEstimator` with
-    ///     the configuration's `Configuration.estimator` settings, the only estimator whose bounds
-    ///     hold in every case.
-    ///   - configuration: Drift bound, thresholds.
-    ///   - store: Where to save calibrations; a corrupt, foreign or unauthenticated one is ignored
-    ///     with a `ServerClockEvent.storeIgnored(reason:)` warning passed to `onWarning`.
+    ///   - timeBase: The monotonic and wall clocks; `nil` (the default) for the system's.
+    ///   - store: Where to save calibrations; a corrupt, foreign or unauthenticated one is ignored,
+    ///     with a warning passed to `onWarning`.
     ///   - keyProvider: The key that authenticates the store (default: ``SystemCalibrationKeyProvider``,
     ///     the Keychain on Apple platforms, a private key file on Linux). Without a key the store is
     ///     not read, with a warning, and each write asks for the key again.

@@ -3,12 +3,10 @@ extension TimeSynchronizer {
     public struct Configuration: Sendable {
         /// The error (half the width of the clock's bounds) to keep: polling speeds up while the
         /// error is above it or would pass it before the next poll, and slows down while it stays
-        /// well below. Default 250 ms: with the default slew allowance
-        /// (`EstimatorConfiguration.serverSlew`, up to 128 ms) polling backs off to its maximum,
+        /// well below. Default 250 ms: with the slew allowed to a server (up to 128 ms, the most an
+        /// NTP server's clock steers away while it corrects) polling backs off to its maximum,
         /// 1024 s; a smaller target polls more often to keep the bounds tighter (50 ms: every 64 s);
         /// `nil`: no target, each source backs off after every sample.
-        ///
-        /// It is ``poll``'s `PollPolicy.targetError`: one value, seen from here.
         public var targetError: Duration? {
             get { poll.targetError }
             set { poll.targetError = newValue.map { max(.nanoseconds(1), $0) } }
