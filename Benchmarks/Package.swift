@@ -25,7 +25,8 @@ let package = Package(
         // The Roughtime load generator: requests at rising rates, a sample of replies verified.
         .executableTarget(
             name: "roughtime-load",
-            dependencies: ["CBatchSocket", "LoadSupport", .product(name: "TimeSync", package: root)],
+            // TimeSyncRoughtime brings the wire module (in no product) that the load generator imports.
+            dependencies: ["CBatchSocket", "LoadSupport", .product(name: "TimeSyncRoughtime", package: root), .product(name: "TimeSync", package: root)],
             path: "Tools/roughtime-load"),
         // What the load generators share: usage errors, CPU time of a process, clocks, UDP sockets.
         .target(name: "LoadSupport", path: "Tools/LoadSupport"),

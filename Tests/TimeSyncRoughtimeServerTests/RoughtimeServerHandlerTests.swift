@@ -59,6 +59,9 @@ import TimeSyncTesting
             let bytes = Array(envelope.data.readableBytesView)
             #expect(bytes.count <= request.packet.count)
             _ = try RoughtimeResponse.verify(bytes, request: request, publicKey: publicKey)
+            // What a load generator matches replies to requests by, before verifying them.
+            #expect(RoughtimeResponse.unverifiedNonce(of: bytes) == request.nonce)
+            #expect(RoughtimeResponse.unverifiedNonce(of: Array(bytes.prefix(bytes.count / 2))) == nil, "a cut reply has no nonce")
             return Array(try RoughtimeMessage(decoding: try RoughtimePacket.unframe(bytes[...])).value(.signature))
         }
     }

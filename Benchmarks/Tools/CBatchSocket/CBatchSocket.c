@@ -1,7 +1,14 @@
-#include "CBatchSocket.h"
 #if defined(__linux__)
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 #include <string.h>
+#endif
+#include "CBatchSocket.h"
+#if defined(__linux__)
 
 enum { batch_max = 256 };
 

@@ -128,9 +128,7 @@ func step(fds: [Int32], rate: Int, options: Options, requests: [RoughtimeRequest
     var verified = 0
     var failed = 0
     for reply in box.samples {
-        guard let message = try? RoughtimeMessage(decoding: try RoughtimePacket.unframe(reply[...])),
-            let nonce = try? message.value(.nonce), let index = byNonce[Array(nonce)]
-        else {
+        guard let nonce = RoughtimeResponse.unverifiedNonce(of: reply), let index = byNonce[nonce] else {
             failed += 1
             continue
         }

@@ -148,3 +148,15 @@ public struct RoughtimeResponse: Sendable, Hashable {
         return version
     }
 }
+
+extension RoughtimeResponse {
+    /// The nonce a reply carries, read without verifying anything: for a load generator that matches
+    /// replies to its requests before verifying each with ``verify(_:request:publicKey:)``. `nil` for a
+    /// packet that is not a Roughtime message with a nonce.
+    public static func unverifiedNonce(of packet: [UInt8]) -> [UInt8]? {
+        guard let message = try? RoughtimeMessage(decoding: try RoughtimePacket.unframe(packet[...])),
+            let nonce = try? message.value(.nonce)
+        else { return nil }
+        return Array(nonce)
+    }
+}

@@ -1,11 +1,8 @@
-// sendmmsg/recvmmsg for ntp-load: Glibc's Swift module leaves out these GNU extensions.
+// sendmmsg/recvmmsg for ntp-load: Glibc's Swift module leaves out these GNU extensions. The header
+// includes no system header: `_GNU_SOURCE` here would give `fd_set` another shape than the other
+// modules' `sys/select.h`, and Clang refuses the two definitions; the .c file asks for GNU's.
 #pragma once
 #if defined(__linux__)
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <sys/socket.h>
-#include <sys/uio.h>
 
 /// Sends `count` datagrams of `size` bytes each, packed back to back at `base`, on a connected
 /// socket in one system call. Returns how many were sent, or -1 with errno.
