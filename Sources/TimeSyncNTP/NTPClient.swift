@@ -9,7 +9,7 @@ import TimeSyncSockets
 /// links. Every exchange uses a fresh socket on a random port, connected to the server; t1 is stamped
 /// on the monotonic clock just before the request is sent, t4 as the reply is read; the request
 /// carries a random transmit timestamp fraction that a genuine reply must echo.
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 package struct NTPClient: Sendable {
     /// The clocks: monotonic for t1/t4, wall for the era pivot and the seconds sent.
     package let timeBase: any TimeBase

@@ -19,7 +19,7 @@ import TimeSyncSockets
 ///
 /// ``run()`` runs until cancelled (and, with the package's `ServiceLifecycle` trait, it is a
 /// `Service` that also ends at graceful shutdown).
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 package struct NTPPoolSource: Sendable {
     /// The clock fed; its time base is used for every timestamp and sleep.
     package let clock: ServerClock

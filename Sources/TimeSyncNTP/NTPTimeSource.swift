@@ -6,7 +6,7 @@ import TimeSyncWire
 ///
 /// Kiss-o'-Death codes reach the schedule: `RATE` slows the polling of this server, `DENY` and `RSTR`
 /// stop it.
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 package struct NTPTimeSource: SourceDriver {
     /// The server.
     package let server: NTPServerAddress

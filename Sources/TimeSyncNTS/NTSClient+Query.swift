@@ -4,7 +4,7 @@ import TimeSyncWire
 import TimeSyncNTP
 import TimeSyncSockets
 
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 extension NTSClient {
     /// Queries the server like `sntp`, authenticated: `samples` NTS exchanges, `interval` apart (the
     /// first one makes a key exchange when the client holds no usable keys), combined like

@@ -13,7 +13,7 @@ import TimeSyncSockets
 /// server-to-client key and echoes the request's Unique Identifier: anything else (altered, replayed,
 /// stripped, forged) is dropped, counted in ``statistics``, and the wait for the genuine reply goes
 /// on within the deadline. Exchanges run one at a time; the client is safe to share.
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 public final class NTSClient: Sendable {
     /// The settings of a client.
     public struct Configuration: Sendable {

@@ -6,7 +6,7 @@ import TimeSyncNTP
 /// One NTS server as a `SourceDriver` for a `TimeSynchronizer`: each measurement is one authenticated
 /// exchange (with a key exchange first when the keys are spent). No unauthenticated reply ever
 /// becomes a sample.
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 package struct NTSTimeSource: SourceDriver {
     /// The client, with its keys and cookies.
     package let client: NTSClient

@@ -1,7 +1,7 @@
 import TimeSync
 import TimeSyncWire
 
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 extension RoughtimeClient {
     /// Queries the server like `sntp` queries an NTP server: `samples` verified exchanges, one at a
     /// time, combined into one `RoughtimeQueryResult` (their signed intervals carried to the newest

@@ -6,7 +6,7 @@ import TimeSyncSockets
 ///
 /// A datagram that does not verify (a forgery, a reply to another request, a broken message) is
 /// dropped and the wait goes on; only a reply signed under the pinned key becomes a time.
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 public struct RoughtimeClient: Sendable {
     /// The server's host name or address.
     public let host: String
@@ -105,7 +105,7 @@ public struct RoughtimeClient: Sendable {
 /// One Roughtime server as a `SourceDriver`: each measurement is one verified exchange, and the signed
 /// interval, widened by the round trip, enters the estimator as an authenticated source that bounds
 /// what unauthenticated sources may claim.
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 package struct RoughtimeTimeSource: SourceDriver {
     /// The client.
     package let client: RoughtimeClient

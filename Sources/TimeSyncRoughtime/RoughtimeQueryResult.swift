@@ -12,7 +12,7 @@ import TimeSyncWire
 ///
 /// ``wallClockOffset`` is server time − the device's wall clock (positive when the server is ahead),
 /// with hard bounds.
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 package struct RoughtimeQueryResult: Sendable {
     /// The verified exchanges, oldest first; at least one.
     package var exchanges: [RoughtimeClient.Exchange]

@@ -61,7 +61,7 @@ public struct RoughtimeServerURL: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "roughtime://" + HostPort.format(host: host, port: port) }
 }
 
-@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or URLSessionDateSource")
+@available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https() or TimeSource.https(_:)")
 extension RoughtimeClient {
     /// A client for the server a URL names, offering the URL's versions.
     /// - Parameters:

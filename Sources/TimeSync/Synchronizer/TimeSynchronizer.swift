@@ -31,7 +31,7 @@ public final class TimeSynchronizer: Sendable {
     ///     answered ``Configuration/fallbackAfter`` after the start or a resynchronization (UDP
     ///     blocked, say), these join; when one answers again, they stand by. Same reference.
     ///   - configuration: Target error, polling, budget.
-    ///   - timeBase: The clocks (`SystemTimeBase` by default).
+    ///   - timeBase: The clocks its sources time their exchanges with; `nil` (the default) for the system's.
     ///   - store: Where the clock's calibration is kept between launches, if anywhere. Only the
     ///     samples of these sources are restored, and they never outvote what the sources say now.
     ///   - keyProvider: The key that authenticates the store (default: ``SystemCalibrationKeyProvider``).
