@@ -35,61 +35,26 @@ package struct HTTPDateCalibrator: Sendable {
         self.targetWidth = targetWidth
     }
 
-    /// Runs the probes and the refinement.
+    /// Runs the probes and the refinement (an `HTTPMeasurement` on `Date` only, over every source).
     /// - Returns: The chosen server's samples and bounds.
     /// - Throws: `HTTPTimeError.invalidArgument` without sources or with a budget too small for the
-    ///   probes; `HTTPTimeError.retryLater` as soon as a server answers `429` or `503`; the last rejection or transport error when no probe succeeded (a failed request
-    ///   later only counts as rejected);
-    ///   `HTTPTimeError.inconsistentSamples` when the chosen server contradicts itself; transport
-    ///   errors; `CancellationError`.
+    ///   probes; `HTTPTimeError.retryLater` as soon as a server answers `429` or `503`; the last
+    ///   rejection or transport error when no probe succeeded (a failed request later only counts as
+    ///   rejected); `HTTPTimeError.inconsistentSamples` when the chosen server contradicts itself;
+    ///   `CancellationError`.
     package func run() async throws -> HTTPTimeMeasurement {
-        try await run(seed: nil, requestsUsed: 0)
-    }
-
-    /// Runs with a sample already taken (by `HTTPTimeSource.measure(samples:)`'s first request).
-    func run(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> HTTPTimeMeasurement {
-        let (plan, chosen) = try await refine(seed: seed, requestsUsed: requestsUsed)
+        guard let longest = sources.map(\.timeout).max() else { throw HTTPTimeError.invalidArgument.withDetail("no source to measure") }
+        var configuration = HTTPMeasurement.Configuration(
+            sources: sources.map(\.source), samples: maxRequests, preference: .dateOnly, warmUp: false, dateRequests: maxRequests,
+            requestTimeout: longest)
+        configuration.targetWidth = targetWidth
+        configuration.lead = lead
+        configuration.maxDrift = maxDrift
+        var measurement = try HTTPMeasurement(configuration, deadline: sources.compactMap(\.measurementDeadline).min())
+        let taken = try await HTTPTimeSource.run(&measurement, on: sources)
         return try HTTPTimeMeasurement(
-            source: sources[chosen].source, scheme: .date, samples: plan.samples, requests: plan.requests,
-            rejected: plan.rejected, configuration: EstimatorConfiguration(maxDrift: maxDrift))
-    }
-
-    /// Executes a `DateRefinementPlan`'s actions until it finishes.
-    /// - Returns: The finished plan (its samples are the chosen source's) and the chosen source.
-    func refine(seed: (index: Int, sample: OffsetSample)?, requestsUsed: Int) async throws -> (plan: DateRefinementPlan, chosen: Int) {
-        var plan: DateRefinementPlan
-        do {
-            plan = try DateRefinementPlan(
-                sourceCount: sources.count, maxRequests: maxRequests, targetWidth: targetWidth, lead: lead,
-                maxDrift: maxDrift, requestsUsed: requestsUsed, seed: seed.map { ($0.index, $0.sample) })
-        } catch {
-            throw HTTPTimeError.invalidArgument.withDetail(error.description)
-        }
-        let timeBase = sources[0].timeBase
-        var lastError: any Error = HTTPTimeError.noUsableSamples
-        while true {
-            switch plan.nextAction(at: timeBase.monotonicNow()) {
-            case .send(let index, let instant):
-                if let deadline = sources[index].measurementDeadline, instant >= deadline {
-                    // No time left for another request in the measurement: what the plan has is the answer.
-                    guard let chosen = plan.chosenSource else { throw lastError }
-                    return (plan, chosen)
-                }
-                if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
-                switch try await sources[index].attempt(policy: .dateOnly) {
-                case .success(let observation):
-                    do { try plan.handle(observation.sample, from: index) } catch { throw HTTPTimeError.inconsistentSamples }
-                case .failure(let error):
-                    // A server that asks for fewer requests gets none more from this run.
-                    if let error = error as? HTTPTimeError, error.code == .retryLater { throw error }
-                    plan.handleFailure(from: index)
-                    lastError = error
-                }
-            case .finish:
-                guard let chosen = plan.chosenSource else { throw lastError }
-                return (plan, chosen)
-            }
-        }
+            source: sources[taken.source].source, scheme: .date, samples: taken.samples, requests: taken.requests,
+            rejected: taken.rejected, configuration: EstimatorConfiguration(maxDrift: maxDrift))
     }
 }
 #endif

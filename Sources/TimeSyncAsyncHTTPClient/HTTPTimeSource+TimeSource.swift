@@ -13,9 +13,9 @@ extension HTTPTimeSource: SourceDriver {
     ///
     /// `timeout` is the whole measurement's: every request shares it (each also within the source's
     /// own ``timeout``), and none is sent once it has passed; the samples taken by then are returned.
-    package func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(until deadline: Deadline) async throws -> [OffsetSample] {
         var source = self
-        source.measurementDeadline = timeBase.monotonicNow().advanced(by: timeout)
+        source.measurementDeadline = deadline
         return try await source.collect(samples: policy == .dateOnly ? 8 : 3).samples
     }
 }

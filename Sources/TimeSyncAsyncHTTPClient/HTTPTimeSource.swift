@@ -35,7 +35,7 @@ package struct HTTPTimeSource: Sendable {
     let logger: Logger
     /// The deadline of a whole measurement (a synchronizer's poll), when there is one: each request
     /// gets at most what is left of it, and none is sent once it has passed.
-    var measurementDeadline: MonotonicInstant?
+    var measurementDeadline: Deadline?
     /// Whether the server answered with `TimeSync-Time`: then a response without it is refused.
     let schemeFloor = HTTPSchemeFloor()
 
@@ -105,11 +105,12 @@ package struct HTTPTimeSource: Sendable {
         if let nonce { builder.headers.add(name: HTTPTimeHeader.nonceName, value: HTTPTimeNonce.fieldValue(nonce)) }
         let request = builder
         let started = timeBase.monotonicNow()
-        let limit = min(timeout.nanosecondsClamped, measurementDeadline.map { started.duration(to: $0).nanosecondsClamped } ?? .max)
+        let requestDeadline = measurementDeadline?.capping(timeout, from: started) ?? Deadline(after: timeout, from: started)
+        let limit = requestDeadline.remaining(at: started).nanosecondsClamped
         guard limit > 0 else {
             throw HTTPTimeError.timeout.withDetail("\(source): the measurement's deadline passed before this request could be sent")
         }
-        let deadline = started.advanced(by: .nanoseconds(limit))
+        let deadline = requestDeadline.instant
         let progress = ExchangeProgress()
         let (head, requestSent, responseReceived) = try await withTransportErrors { try await withThrowingTaskGroup(
             of: (HTTPClientResponse, MonotonicInstant, MonotonicInstant)?.self
@@ -171,23 +172,9 @@ package struct HTTPTimeSource: Sendable {
         }
     }
 
-    /// Sends one request like ``exchange(policy:)`` but reports a transport failure (a pooled
-    /// connection the server closed, a timeout) as a rejected response instead of throwing, so one
-    /// lost request does not end a measurement. Cancellation still throws.
-    func attempt(policy: HTTPTimeScheme.Preference? = nil) async throws -> Result<HTTPTimeObservation, any Error> {
-        do {
-            return try await exchange(policy: policy).result.mapError { $0 }
-        } catch let error as CancellationError {
-            throw error
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            logger.debug("request failed", metadata: ["source": "\(source)", "error": "\(error)"])
-            return .failure(error)
-        }
-    }
-
     /// Measures the server: one connection-opening request, then further requests over the warm
-    /// connection, for at most `samples` samples in at most `samples + 1` requests.
+    /// connection, for at most `samples` samples in at most `samples + 1` requests, as
+    /// `HTTPMeasurement` decides.
     ///
     /// Uses `TimeSync-Time` when the server sends it (unless the policy is `dateOnly`): the opening
     /// request is discarded and `samples` more are sent. Otherwise it uses the `Date` header with
@@ -205,50 +192,53 @@ package struct HTTPTimeSource: Sendable {
             source: source, scheme: taken.scheme, samples: taken.samples, requests: taken.requests, rejected: taken.rejected)
     }
 
-    /// What one measurement took: its validated samples, each as its response gave it.
-    struct Collected: Sendable {
-        var scheme: HTTPTimeScheme.Kind
-        var samples: [OffsetSample]
-        var requests: Int
-        var rejected: Int
-    }
-
     /// Takes the samples of one measurement (see ``measure(samples:)``) without combining them.
-    /// - Throws: What ``measure(samples:)`` throws, except for samples that contradict each other.
-    func collect(samples: Int) async throws -> Collected {
+    /// - Throws: What ``measure(samples:)`` throws, except for samples that contradict each other;
+    ///   `HTTPTimeError.timeHeaderWithdrawn` when a server that answered with `TimeSync-Time` before
+    ///   now answers with `Date` only.
+    func collect(samples: Int) async throws -> HTTPMeasurement.Result {
         guard samples >= 1 else { throw HTTPTimeError.invalidArgument.withDetail("samples must be at least 1") }
-        let warm = try await exchange()
-        if case .failure(let error) = warm.result, error.code == .retryLater { throw error }
+        var measurement = try HTTPMeasurement(
+            .init(sources: [source], samples: samples, preference: policy, warmUp: true, requestTimeout: timeout), deadline: measurementDeadline)
+        let taken = try await Self.run(&measurement, on: [self])
         if policy == .preferTimeHeader {
             // A server that answered with `TimeSync-Time` is not followed down to `Date`.
-            try schemeFloor.check(warm.hasTimeHeader ? .timeHeader : .date, among: [.timeHeader, .date], source: source)
+            try schemeFloor.check(taken.scheme == .timeHeader ? .timeHeader : .date, among: [.timeHeader, .date], source: source)
         }
-        if policy == .dateOnly || (!warm.hasTimeHeader && policy == .preferTimeHeader) {
-            let seed = try? warm.result.get()
-            // The opening response counts as a sample when it has one; when it has none, it does not.
-            var calibrator = HTTPDateCalibrator(sources: [self], maxRequests: seed == nil ? samples + 1 : samples)
-            calibrator.lead = .milliseconds(2)
-            let (plan, _) = try await calibrator.refine(seed: seed.map { (0, $0.sample) }, requestsUsed: 1)
-            return Collected(scheme: .date, samples: plan.samples, requests: plan.requests, rejected: plan.rejected)
-        }
-        var accepted: [OffsetSample] = []
-        var rejected = 0
-        var sent = 1
-        var lastError: any Error = HTTPTimeError.noUsableSamples
-        for _ in 0..<samples {
-            if let measurementDeadline, timeBase.monotonicNow() >= measurementDeadline { break }
-            sent += 1
-            // The opening response carried `TimeSync-Time`: the samples must too.
-            switch try await attempt(policy: .timeHeaderOnly) {
-            case .success(let observation): accepted.append(observation.sample)
-            case .failure(let error):
-                if let error = error as? HTTPTimeError, error.code == .retryLater { throw error }
-                rejected += 1
-                lastError = error
+        return taken
+    }
+
+    /// Executes an `HTTPMeasurement` over `sources` (the measurement's sources, in its order): each
+    /// request sent when and as it says, its outcome reported, until it is over.
+    /// - Returns: What the measurement took.
+    /// - Throws: The measurement's verdict (see `HTTPMeasurement`), `CancellationError`.
+    static func run(_ measurement: inout HTTPMeasurement, on sources: [HTTPTimeSource]) async throws -> HTTPMeasurement.Result {
+        let timeBase = sources[0].timeBase
+        while true {
+            switch measurement.next(at: timeBase.monotonicNow()) {
+            case .done(let result):
+                return result
+            case .failed(let error):
+                throw error
+            case .send(let index, let instant, let preference, let deadline):
+                if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
+                var source = sources[index]
+                source.measurementDeadline = deadline
+                do {
+                    let exchange = try await source.exchange(policy: preference)
+                    switch exchange.result {
+                    case .success(let observation): measurement.received(observation.sample, hasTimeHeader: exchange.hasTimeHeader)
+                    case .failure(let error): measurement.rejected(error, hasTimeHeader: exchange.hasTimeHeader)
+                    }
+                } catch let error as CancellationError {
+                    throw error
+                } catch {
+                    if Task.isCancelled { throw CancellationError() }
+                    source.logger.debug("request failed", metadata: ["source": "\(source.source)", "error": "\(error)"])
+                    measurement.failed(error)
+                }
             }
         }
-        guard !accepted.isEmpty else { throw lastError }
-        return Collected(scheme: .timeHeader, samples: accepted, requests: sent, rejected: rejected)
     }
 }
 

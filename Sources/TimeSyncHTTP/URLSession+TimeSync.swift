@@ -27,10 +27,10 @@ extension URLSession {
 
     /// ``timeSyncData(for:observer:nonce:)`` within a deadline (see ``URLSessionLoad``).
     func timeSyncData(
-        for request: URLRequest, observer: HTTPTimeObserver, within timeout: Duration
+        for request: URLRequest, observer: HTTPTimeObserver, until deadline: Deadline
     ) async throws -> (data: Data, response: HTTPURLResponse, observation: Result<HTTPTimeObservation, HTTPTimeError>) {
         try await timeSyncData(for: request, observer: observer, nonce: HTTPTimeNonce.random()) { request in
-            try await URLSessionLoad.data(for: request, session: self, timeout: timeout, timeBase: observer.timeBase)
+            try await URLSessionLoad.data(for: request, session: self, deadline: deadline, timeBase: observer.timeBase)
         }
     }
 

@@ -9,7 +9,7 @@ import TimeSyncWire
 /// Any HTTPS server's `Date` header, refined below a second, as a `SourceDriver` over URLSession: no
 /// SwiftNIO, and no UDP, so it works where NTP is blocked and on watchOS.
 ///
-/// `Date` tells whole seconds. Each measurement sends a few `HEAD` requests timed by the core's
+/// `Date` tells whole seconds. Each measurement sends a few `HEAD` requests timed by `HTTPMeasurement`'s
 /// `DateRefinementPlan` so that the server's second boundary falls inside one of them: the bounds
 /// shrink toward the round trip. A `Date` server is not authenticated beyond its TLS certificate;
 /// use several (the synchronizer's selection drops one that disagrees with the others).
@@ -48,21 +48,19 @@ package struct URLSessionDateSource: SourceDriver {
         observer = HTTPTimeObserver(source: source, schemes: [.date], timeBase: timeBase)
     }
 
-    /// Sends up to ``requestsPerMeasurement`` timed `HEAD` requests within `timeout`.
+    /// Sends up to ``requestsPerMeasurement`` timed `HEAD` requests, all ending by `deadline`.
     /// - Returns: The samples, oldest first; at least one.
     /// - Throws: `HTTPTimeError.retryLater` for a `429` or `503`, the observer's `HTTPTimeError`
     ///   for a response without a usable `Date`, `HTTPTimeError.inconsistentSamples` when the
     ///   server contradicts itself, URLSession's errors when no request succeeded, `CancellationError`.
-    package func measure(timeout: Duration) async throws -> [OffsetSample] {
-        let deadline = observer.timeBase.monotonicNow().advanced(by: timeout)
-        let plan = try await session.refineDate(
-            url, method: "HEAD", observer: observer, seed: nil, maxRequests: requestsPerMeasurement, requestsUsed: 0,
-            requestTimeout: { now in
-                // A request that could not finish before the deadline is not sent.
-                let remaining = now.duration(to: deadline)
-                return remaining > .milliseconds(1) ? remaining : nil
-            })
-        return plan.samples
+    package func measure(until deadline: Deadline) async throws -> [OffsetSample] {
+        let timeBase = observer.timeBase
+        var measurement = try HTTPMeasurement(
+            .init(
+                sources: [name], samples: requestsPerMeasurement, preference: .dateOnly, warmUp: false,
+                requestTimeout: deadline.remaining(on: timeBase)),
+            deadline: deadline)
+        return try await session.run(&measurement, url: url, method: "HEAD", source: name, timeBase: timeBase).samples
     }
 }
 #endif

@@ -19,14 +19,14 @@ package enum URLSessionLoad {
     }
 
     /// Loads `request` and returns its body and response, or throws `URLError(.timedOut)` once
-    /// `timeout` has passed on `timeBase`'s monotonic clock (real time: time asleep counts) and cancels
-    /// the load.
+    /// `deadline` has passed on `timeBase`'s monotonic clock (real time: time asleep counts) and
+    /// cancels the load.
     /// - Throws: URLSession's errors, `URLError(.timedOut)`, `CancellationError`.
     package static func data(
-        for request: URLRequest, session: URLSession, timeout: Duration, timeBase: any TimeBase
+        for request: URLRequest, session: URLSession, deadline: Deadline, timeBase: any TimeBase
     ) async throws -> (Data, URLResponse) {
         var request = request
-        let seconds = max(0.001, timeout.secondsValue)
+        let seconds = max(0.001, deadline.remaining(on: timeBase).secondsValue)
         #if canImport(Darwin)
         request.timeoutInterval = seconds
         #else
@@ -50,7 +50,7 @@ package enum URLSessionLoad {
         }
         task.resume()
         // On the monotonic clock that counts time asleep: a load the device slept through has timed out.
-        let timer = DeadlineTimer(after: timeout, on: timeBase) {
+        let timer = DeadlineTimer(at: deadline, on: timeBase) {
             finish(.failed(URLError(.timedOut)))
             task.cancel()
         }

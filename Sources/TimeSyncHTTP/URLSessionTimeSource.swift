@@ -83,9 +83,9 @@ package struct URLSessionTimeSource: SourceDriver {
     ///   `HTTPTimeError.timeHeaderWithdrawn` for a response read by a scheme listed after one an
     ///   earlier response of this source was read by (the `Date` after `TimeSync-Time`), URLSession's
     ///   errors.
-    package func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(until deadline: Deadline) async throws -> [OffsetSample] {
         let request = URLRequest(url: url)
-        let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer, within: timeout)
+        let (_, response, observation) = try await session.timeSyncData(for: request, observer: observer, until: deadline)
         if let error = HTTPTimeError.retryLater(
             status: response.statusCode, headers: response.headerPairs, wallNow: observer.timeBase.wallNow())
         {

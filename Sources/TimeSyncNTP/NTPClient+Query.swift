@@ -28,13 +28,16 @@ extension NTPClient {
         interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .query
     ) async throws -> NTPQueryResult {
         let server = NTPServerAddress(host: host, port: port)
-        return try await firstAnswering(server, timeout: timeout) { address in
-            let exchanges = try await collect(
-                server: server, address: address, source: NTPPoolSource.sourceName(server: server, address: address),
-                timeout: timeout, samples: max(1, samples), interval: interval, conflictWindow: conflictWindow)
-            return try NTPQueryResult(
-                server: server, address: address, consensusOf: exchanges.replies, samples: exchanges.samples, timeBase: timeBase)
-        }
+        let series = DatagramMeasurement<NTPClientExchange>.Series(samples: samples, interval: interval, exchangeTimeout: timeout)
+        // Each exchange may take `timeout`, and so may the name's resolution.
+        let deadline = Deadline.after(timeout * (series.samples + 1) + interval * (series.samples - 1), on: timeBase)
+        var measurement = measurement(of: .server(server), series: series, conflictWindow: conflictWindow, deadline: deadline)
+        let answers = try await measurement.run(on: timeBase, addressPolicy: addressPolicy)
+        let source = NTPPoolSource.sourceName(server: server, address: answers[0].address)
+        let replies = answers.map(\.answer)
+        return try NTPQueryResult(
+            server: server, address: answers[0].address, consensusOf: replies, samples: try replies.map { try $0.sample(source: source) },
+            timeBase: timeBase)
     }
 
     /// Measures a server for a synchronizer: resolves the name, then exchanges `samples` requests with
@@ -42,12 +45,12 @@ extension NTPClient {
     /// and returns every validated sample as it is. Nothing is combined: the clock's estimator takes
     /// the samples (and holds any that contradicts the source's others as a suspect).
     ///
-    /// `timeout` is the whole measurement's: name resolution, every address tried and every exchange
+    /// `deadline` is the whole measurement's: name resolution, every address tried and every exchange
     /// share it, and no request is sent once it has passed.
     /// - Parameters:
-    ///   - server: The server's name or address and port.
+    ///   - target: The server's name and port, or its addresses.
     ///   - source: The source name the samples carry.
-    ///   - timeout: The deadline of the whole measurement.
+    ///   - deadline: The deadline of the whole measurement.
     ///   - samples: How many exchanges (at least 1; default 1).
     ///   - interval: The spacing of the exchanges (default 250 ms).
     ///   - conflictWindow: How long each exchange listens after its first reply for a conflicting one.
@@ -55,73 +58,17 @@ extension NTPClient {
     /// - Throws: What ``query(host:port:timeout:samples:interval:conflictWindow:)`` throws, except
     ///   `SampleConsensusError`.
     func samples(
-        of server: NTPServerAddress, source: String, timeout: Duration, samples: Int = 1,
+        of target: Target, source: String, deadline: Deadline, samples: Int = 1,
         interval: Duration = .milliseconds(250), conflictWindow: ConflictWindow = .synchronizer
     ) async throws -> [OffsetSample] {
-        let deadline = timeBase.monotonicNow().advanced(by: timeout)
-        return try await firstAnswering(server, timeout: timeout, deadline: deadline) { address in
-            try await collect(
-                server: server, address: address, source: source, timeout: timeout, samples: max(1, samples),
-                interval: interval, conflictWindow: conflictWindow, deadline: deadline
-            ).samples
+        var measurement = measurement(
+            of: target, series: .init(samples: samples, interval: interval), conflictWindow: conflictWindow, deadline: deadline)
+        let results = try await measurement.run(on: timeBase, addressPolicy: addressPolicy).map { answered in
+            Result { try answered.answer.sample(source: source) }
         }
-    }
-
-    /// Resolves the server's name (within `timeout`) and returns what `body` makes of the first
-    /// address that answers; IPv4 and IPv6 addresses alternate. With a `deadline`, resolution gets
-    /// only what is left of it, and no address is tried once it has passed.
-    func firstAnswering<Result>(
-        _ server: NTPServerAddress, timeout: Duration, deadline: MonotonicInstant? = nil, _ body: (IPEndpoint) async throws -> Result
-    ) async throws -> Result {
-        let resolution = deadline.map { min(timeout, timeBase.monotonicNow().duration(to: $0)) } ?? timeout
-        let addresses = try await NTPResolver.resolve(host: server.host, port: server.port, policy: addressPolicy, timeout: resolution, timeBase: timeBase)
-        var lastError: any Error = NTPClientError(.noAddresses, server.host)
-        for address in addresses {
-            if let deadline, timeBase.monotonicNow() >= deadline { break }
-            do {
-                return try await body(address)
-            } catch let error as NTPReplyError where error.endsMeasurement {
-                throw error  // the server said no, or someone raced it: do not try its other addresses
-            } catch let error as SampleConsensusError {
-                throw error  // the server answered, inconsistently: that is the finding
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                lastError = error
-            }
-        }
-        throw lastError
-    }
-
-    /// Exchanges `samples` requests with one address, `interval` apart, as an `ExchangeSeries`
-    /// decides (a `RATE` kiss widening the spacing; a refusal ending it), and returns the replies
-    /// and their samples. With a `deadline` (the whole measurement's), each exchange gets at most
-    /// what is left of it, and no request is sent once it has passed.
-    func collect(
-        server: NTPServerAddress, address: IPEndpoint, source: String, timeout: Duration, samples: Int,
-        interval: Duration, conflictWindow: ConflictWindow, deadline: MonotonicInstant? = nil
-    ) async throws -> (replies: [NTPReply], samples: [OffsetSample]) {
-        var series = ExchangeSeries(
-            samples: samples, interval: interval, timeout: timeout, start: timeBase.monotonicNow(), deadline: deadline)
-        var replies: [NTPReply] = []
-        var collected: [OffsetSample] = []
-        try await series.run(on: timeBase) { allowed in
-            do {
-                let reply = try await exchange(with: address, timeout: allowed, conflictWindow: conflictWindow)
-                collected.append(try reply.sample(source: source))
-                replies.append(reply)
-            } catch let error as NTPClientError where error.code == .unreachable {
-                throw NTPClientError(.unreachable, "\(address): port unreachable")
-            }
-        }
-        guard !collected.isEmpty else {
-            if series.timedOut == series.failed, series.timedOut > 0 {
-                let waited = series.start.duration(to: timeBase.monotonicNow())
-                let count = series.timedOut
-                throw NTPClientError(.timeout, "from \(address): \(count) request\(count == 1 ? "" : "s") unanswered in \(waited.readable)")
-            }
-            throw series.lastError ?? NTPClientError(.timeout, "\(address): the measurement's deadline passed before a request could be sent")
-        }
-        return (replies, collected)
+        // A reply whose sample is out of limits is dropped; the others are used.
+        let taken = results.compactMap { try? $0.get() }
+        guard !taken.isEmpty else { _ = try results[0].get(); return [] }
+        return taken
     }
 }

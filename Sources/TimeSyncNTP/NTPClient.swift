@@ -56,8 +56,28 @@ package struct NTPClient: Sendable {
     package func exchange(
         with address: IPEndpoint, timeout: Duration, conflictWindow: ConflictWindow = .query
     ) async throws -> NTPReply {
-        let deadline = timeBase.monotonicNow().advanced(by: timeout)
-        var exchange = NTPClientExchange(limits: limits, conflictWindow: conflictWindow, timeout: timeout)
-        return try await DatagramExchangeDriver.run(&exchange, with: address, deadline: deadline, timeBase: timeBase)
+        var measurement = self.measurement(
+            of: .addresses([address]), series: .init(), conflictWindow: conflictWindow, deadline: .after(timeout, on: timeBase))
+        return try await measurement.run(on: timeBase, addressPolicy: addressPolicy)[0].answer
+    }
+
+    /// Where a measurement finds the server: a name to resolve, or addresses already known.
+    package enum Target: Sendable {
+        case server(NTPServerAddress)
+        case addresses([IPEndpoint])
+    }
+
+    /// The one NTP measurement every query, source and pool address runs (see `DatagramMeasurement`).
+    func measurement(
+        of target: Target, series: DatagramMeasurement<NTPClientExchange>.Series, conflictWindow: ConflictWindow, deadline: Deadline
+    ) -> DatagramMeasurement<NTPClientExchange> {
+        let first = NTPClientExchange(limits: limits, conflictWindow: conflictWindow, timeout: deadline.remaining(on: timeBase))
+        let timedOut: @Sendable (String) -> any Error = { NTPClientError(.timeout, $0) }
+        switch target {
+        case .server(let server):
+            return DatagramMeasurement(host: server.host, port: server.port, first: first, series: series, deadline: deadline, timedOut: timedOut)
+        case .addresses(let addresses):
+            return DatagramMeasurement(addresses: addresses, first: first, series: series, deadline: deadline, timedOut: timedOut)
+        }
     }
 }

@@ -106,7 +106,8 @@ package struct NTPPoolSource: Sendable {
             let addresses: [IPEndpoint]
             do {
                 addresses = try await NTPResolver.resolve(
-                    host: server.host, port: server.port, policy: configuration.addressPolicy, timeout: configuration.timeout, timeBase: clock.timeBase)
+                    host: server.host, port: server.port, policy: configuration.addressPolicy,
+                    deadline: .after(configuration.timeout, on: clock.timeBase), timeBase: clock.timeBase)
             } catch is CancellationError {
                 return
             } catch {
@@ -134,12 +135,16 @@ package struct NTPPoolSource: Sendable {
         }
     }
 
-    /// One address as a source of the poll loop: one exchange per poll, its reply's sample.
+    /// One address as a source of the poll loop: each poll is the measurement a synchronizer's NTP
+    /// source makes (one exchange, listening on for a conflicting reply), on this address.
     private func source(_ name: String, at address: IPEndpoint) -> SynchronizerLoop.Source {
         let (client, timeout) = (self.client, configuration.timeout)
         return SynchronizerLoop.Source(
             name: name,
-            measure: { try await [client.exchange(with: address, timeout: timeout).sample(source: name)] },
+            measure: {
+                try await client.samples(
+                    of: .addresses([address]), source: name, deadline: .after(timeout, on: client.timeBase), conflictWindow: .synchronizer)
+            },
             outcome: PollOutcome.init(failure:))
     }
 }

@@ -39,12 +39,12 @@ package struct NTPTimeSource: SourceDriver {
         servers.map { NTPTimeSource($0, timeBase: timeBase, addressPolicy: addressPolicy) }
     }
 
-    /// Resolves the name and makes one exchange with the first address that answers, all within
-    /// `timeout`: resolution, each address tried and the exchange share it.
+    /// Resolves the name and makes one exchange with the first address that answers, all by
+    /// `deadline`: resolution, each address tried and the exchange share it.
     /// - Returns: The reply's sample, validated, carrying ``name``.
-    package func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(until deadline: Deadline) async throws -> [OffsetSample] {
         // Listens on after the reply (max(2 round trips, 250 ms)), so a spoofer racing the server is
         // seen before its sample reaches the clock.
-        try await client.samples(of: server, source: name, timeout: timeout, conflictWindow: .synchronizer)
+        try await client.samples(of: .server(server), source: name, deadline: deadline, conflictWindow: .synchronizer)
     }
 }

@@ -11,44 +11,38 @@ extension NTSClient {
     /// `NTPClient.query`'s with `SampleConsensus`: the largest set of samples that agree, when it is a
     /// strict majority, so one bad reply can neither win nor spoil the answer.
     ///
-    /// The exchanges follow an `ExchangeSeries`, as `NTPClient.query`'s do. An exchange that fails
-    /// (no reply in time, only dropped datagrams, an NTS NAK) does not end the query: the next one is
-    /// tried, and the query fails only when none succeeded. A `RATE` kiss asking for at most 16 s is
-    /// waited out. A failed key exchange, a closed port, any other Kiss-o'-Death, a server that says
-    /// it is unsynchronized and conflicting replies end it at once.
+    /// The exchanges are one measurement (`DatagramMeasurement`), as `NTPClient.query`'s are, under
+    /// one deadline of `samples` × `timeout` plus the spacing. An exchange that fails (no reply in
+    /// time, only dropped datagrams) does not end the query: the next one is tried, and the query
+    /// fails only when none succeeded. A `RATE` kiss asking for at most 16 s is waited out. A failed
+    /// key exchange, a closed port, any other Kiss-o'-Death, a server that says it is unsynchronized,
+    /// conflicting replies and an NTS NAK (the next query makes a new key exchange) end it: with the
+    /// answers taken so far, if any.
     /// - Parameters:
     ///   - samples: How many exchanges (at least 1; default 1).
     ///   - interval: The spacing of the exchanges, from one request to the next (default 250 ms).
-    ///   - timeout: The deadline of each exchange, the key exchange it may make included (default 5 s).
+    ///   - timeout: What each exchange may take, the key exchange included (default 5 s).
     /// - Returns: The combined result, the NTP server that answered, the key exchange's duration and
     ///   the datagrams dropped.
-    /// - Throws: At once: `NTSKEError` from a key exchange, `NTPClientError.unreachable`, an
-    ///   `NTSReplyError` wrapping a Kiss-o'-Death, an unsynchronized or a conflicting reply,
-    ///   `CancellationError`. When no exchange succeeded: the last failure (`NTPClientError` `.timeout`, `.network`, DNS;
-    ///   `NTSReplyError`; `SampleError`). `SampleConsensusError` when the replies contradict each other.
+    /// - Throws: `NTSKEError` from a key exchange, `NTPClientError` (`.unreachable`, `.timeout`,
+    ///   `.network`, DNS), `NTSReplyError` (a Kiss-o'-Death, an unsynchronized or a conflicting reply,
+    ///   a NAK, or the last datagram dropped), `SampleError`, `SampleConsensusError` when the replies
+    ///   contradict each other, `CancellationError`.
     package func query(samples: Int = 1, interval: Duration = .milliseconds(250), timeout: Duration = .seconds(5)) async throws
         -> NTSQueryResult
     {
         let source = "nts://" + HostPort.format(host: keyExchange.host, port: keyExchange.port)
         let before = statistics
-        var replies: [NTPReply] = []
-        var collected: [OffsetSample] = []
-        var server: IPEndpoint?
-        var keyExchangeDuration: Duration?
-        var series = ExchangeSeries(samples: samples, interval: interval, timeout: timeout, start: timeBase.monotonicNow())
-        try await series.run(on: timeBase) { allowed in
-            let exchange = try await self.exchange(timeout: allowed)
-            keyExchangeDuration = keyExchangeDuration ?? exchange.keyExchange?.duration
-            server = exchange.server
-            collected.append(try exchange.reply.sample(source: source))
-            replies.append(exchange.reply)
-        }
-        guard let server, !collected.isEmpty else { throw series.lastError ?? NTPClientError(.timeout, "no reply") }
+        let series = DatagramMeasurement<NTSClientExchange>.Series(samples: samples, interval: interval, exchangeTimeout: timeout)
+        let deadline = Deadline.after(timeout * series.samples + interval * (series.samples - 1), on: timeBase)
+        let exchanges = try await self.exchanges(until: deadline, series: series)
+        let replies = exchanges.map(\.reply)
         let measurement = try NTPQueryResult(
-            server: NTPServerAddress(host: keyExchange.host, port: keyExchange.port), address: server, consensusOf: replies,
-            samples: collected, timeBase: timeBase)
+            server: NTPServerAddress(host: keyExchange.host, port: keyExchange.port), address: exchanges[0].server, consensusOf: replies,
+            samples: try replies.map { try $0.sample(source: source) }, timeBase: timeBase)
         return NTSQueryResult(
-            measurement: measurement, ntpServer: server, keyExchangeDuration: keyExchangeDuration, dropped: statistics.dropped(since: before))
+            measurement: measurement, ntpServer: exchanges[0].server, keyExchangeDuration: exchanges[0].keyExchange?.duration,
+            dropped: statistics.dropped(since: before))
     }
 }
 #endif

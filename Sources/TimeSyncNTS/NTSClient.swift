@@ -88,16 +88,23 @@ public final class NTSClient: Sendable {
     ///   authenticated reply failed NTP's checks (wrapped: Kiss-o'-Death, unsynchronized, …);
     ///   `CancellationError`.
     public func exchange(timeout: Duration) async throws -> NTSExchange {
-        try await exclusive.run { try await self.exchangeAlone(timeout: timeout) }
+        try await exchanges(until: .after(timeout, on: timeBase), series: .init())[0]
     }
 
-    private func exchangeAlone(timeout: Duration) async throws -> NTSExchange {
-        let started = timeBase.monotonicNow()
-        func remaining() -> Duration { timeout - started.duration(to: timeBase.monotonicNow()) }
+    /// Authenticated exchanges as `series` asks (see `DatagramMeasurement`), with a key exchange
+    /// first if the keys are spent, all by `deadline`: the wait for another exchange of this client to
+    /// finish, the key exchange, the name's resolution and every request.
+    /// - Returns: The answered exchanges, oldest first; the first carries the key exchange, if any.
+    /// - Throws: What ``exchange(timeout:)`` throws.
+    package func exchanges(until deadline: Deadline, series: DatagramMeasurement<NTSClientExchange>.Series) async throws -> [NTSExchange] {
+        try await exclusive.run(until: deadline, on: timeBase) { try await self.exchangesAlone(until: deadline, series: series) }
+    }
+
+    private func exchangesAlone(until deadline: Deadline, series: DatagramMeasurement<NTSClientExchange>.Series) async throws -> [NTSExchange] {
         var madeKeyExchange: NTSKeyExchange.Result?
         var association = state.withLockedValue { $0.association }
-        if association?.isUsable(at: started, maximumAge: configuration.maximumKeyAge) != true {
-            let result = try await keyExchange.perform(timeout: remaining())
+        if association?.isUsable(at: timeBase.monotonicNow(), maximumAge: configuration.maximumKeyAge) != true {
+            let result = try await keyExchange.perform(timeout: deadline.remaining(on: timeBase))
             madeKeyExchange = result
             association = NTSAssociation(
                 response: result.response, keyExchangeHost: keyExchange.host,
@@ -109,32 +116,37 @@ public final class NTSClient: Sendable {
             }
         }
         guard let association else { throw NTSKEError(.noCookies) }
-        var exchange = try NTSClientExchange(association: association, limits: configuration.limits, timeout: timeout)
+        let first = try NTSClientExchange(association: association, limits: configuration.limits, timeout: deadline.remaining(on: timeBase))
         // The cookie is spent whatever happens next: it is never sent twice.
-        state.withLockedValue { $0.association = exchange.association }
-        let addresses = try await NTPResolver.resolve(
-            host: association.host, port: Int(association.port), policy: configuration.addressPolicy, timeout: remaining(), timeBase: timeBase)
-        guard let address = addresses.first else { throw NTPClientError(.noAddresses, association.host) }
-        let result: Result<NTPReply, any Error>
+        state.withLockedValue { $0.association = first.association }
+        var measurement = DatagramMeasurement(
+            host: association.host, port: Int(association.port), first: first, series: series, deadline: deadline,
+            timedOut: { NTPClientError(.timeout, $0) })
+        let result: Result<[DatagramMeasurement<NTSClientExchange>.Answered], any Error>
         do {
-            result = .success(
-                try await DatagramExchangeDriver.run(&exchange, with: address, deadline: started.advanced(by: timeout), timeBase: timeBase))
+            result = .success(try await measurement.run(on: timeBase, addressPolicy: configuration.addressPolicy))
         } catch {
             result = .failure(error)
         }
         state.withLockedValue { state in
-            // Keep the cookies the reply brought, or the NAK's verdict (unless the keys were reset meanwhile).
-            if state.association != nil { state.association = exchange.association }
-            state.statistics.requests += 1
-            for dropped in exchange.dropped { state.statistics.dropped[dropped.reason, default: 0] += 1 }
+            // Keep the cookies the replies brought, or a NAK's verdict (unless the keys were reset meanwhile).
+            if state.association != nil, let last = measurement.exchanges.last { state.association = last.association }
+            state.statistics.requests += measurement.requests
+            for exchange in measurement.exchanges {
+                for dropped in exchange.dropped { state.statistics.dropped[dropped.reason, default: 0] += 1 }
+            }
             if case .failure(let error as NTSReplyError) = result {
-                // A refusal that ended the exchange is counted with the datagrams dropped on the way.
+                // A refusal that ended the measurement is counted with the datagrams dropped on the way.
                 if !error.isDroppedDatagram { state.statistics.dropped[error.reason, default: 0] += 1 }
                 if error.code == .negativeAcknowledgment { state.statistics.negativeAcknowledgments += 1 }
             }
-            if case .success = result { state.statistics.authenticatedReplies += 1 }
+            if case .success(let answers) = result { state.statistics.authenticatedReplies += answers.count }
         }
-        return NTSExchange(reply: try result.get(), server: address, dropped: exchange.dropped, keyExchange: madeKeyExchange)
+        return try result.get().enumerated().map { index, answered in
+            NTSExchange(
+                reply: answered.answer, server: answered.address, dropped: answered.exchange.dropped,
+                keyExchange: index == 0 ? madeKeyExchange : nil)
+        }
     }
 }
 
@@ -176,13 +188,24 @@ final class AsyncExclusion: Sendable {
     private let busy = NIOLockedValueBox(false)
     private let waiters = Waiters()
 
-    func run<Value: Sendable>(_ body: @Sendable () async throws -> Value) async throws -> Value {
-        _ = try await waiters.wait { () -> Bool? in
+    /// Runs `body` once no other body runs, waiting for its turn until `deadline` at most.
+    /// - Throws: `NTPClientError.timeout` when the deadline passes first, what `body` throws.
+    func run<Value: Sendable>(until deadline: Deadline, on timeBase: any TimeBase, _ body: @Sendable () async throws -> Value) async throws -> Value {
+        let expired = NIOLockedValueBox(false)
+        let timer = DeadlineTimer(at: deadline, on: timeBase) { [waiters] in
+            expired.withLockedValue { $0 = true }
+            waiters.wakeAll()
+        }
+        let turn = try await waiters.wait { () -> Bool? in
             busy.withLockedValue { busy in
-                if busy { return nil }
+                if busy { return expired.withLockedValue { $0 } ? false : nil }
                 busy = true
                 return true
             }
+        }
+        timer.cancel()
+        guard turn else {
+            throw NTPClientError(.timeout, "the deadline passed while another exchange of this client was out")
         }
         defer {
             busy.withLockedValue { $0 = false }

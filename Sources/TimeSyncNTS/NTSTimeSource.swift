@@ -33,8 +33,8 @@ package struct NTSTimeSource: SourceDriver {
         name = "nts://" + HostPort.format(host: host, port: port)
     }
 
-    package func measure(timeout: Duration) async throws -> [OffsetSample] {
-        [try await client.exchange(timeout: timeout).reply.sample(source: name)]
+    package func measure(until deadline: Deadline) async throws -> [OffsetSample] {
+        [try await client.exchanges(until: deadline, series: .init())[0].reply.sample(source: name)]
     }
 }
 #endif

@@ -14,39 +14,20 @@ extension RoughtimeClient {
     /// does not resolve, a signed time that cannot be a sample) ends it at once.
     /// - Parameters:
     ///   - samples: How many verified exchanges to combine (at least 1; default 1).
-    ///   - interval: The pause before each request after the first (default 250 ms; at most half of
-    ///     what is left of the query's deadline).
+    ///   - interval: From one request to the next (default 250 ms).
     ///   - timeout: The deadline of each exchange, resolution included (default 5 s); the query's is
     ///     `samples` times it.
     /// - Returns: The exchanges, how many requests were lost, and their combination.
-    /// - Throws: `RoughtimeError.timeout` when no reply verified, saying how many requests were lost
-    ///   and naming the last reason a datagram was refused; `RoughtimeError.contradictorySignatures`
+    /// - Throws: `RoughtimeError.timeout` when no reply verified, saying how many requests went
+    ///   unanswered and naming the last reason a datagram was refused; `RoughtimeError.contradictorySignatures`
     ///   when the signed intervals share no time; `NTPClientError` for resolution and socket failures
     ///   (`.unreachable` when nothing listens on the port); `SampleError`; `CancellationError`.
     package func query(samples: Int = 1, interval: Duration = .milliseconds(250), timeout: Duration = .seconds(5)) async throws
         -> RoughtimeQueryResult
     {
-        let wanted = max(1, samples)
-        let deadline = timeBase.monotonicNow().advanced(by: timeout * wanted)
-        var exchanges: [Exchange] = []
-        var attempts = 0
-        var lastLoss: RoughtimeError?
-        while exchanges.count < wanted, attempts < 2 * wanted {
-            let remaining = timeBase.monotonicNow().duration(to: deadline)
-            guard remaining > .milliseconds(10) else { break }
-            if attempts > 0 { try await timeBase.sleep(until: timeBase.monotonicNow().advanced(by: min(interval, remaining / 2))) }
-            attempts += 1
-            do {
-                exchanges.append(try await exchange(timeout: min(timeout, timeBase.monotonicNow().duration(to: deadline))))
-            } catch let error as RoughtimeError where error.code == .timeout {
-                lastLoss = error
-            }
-        }
-        guard !exchanges.isEmpty else {
-            let lost = attempts - exchanges.count
-            let last = lastLoss.map { $0.detail.isEmpty ? "" : " (last: \($0.detail))" } ?? ""
-            throw RoughtimeError(.timeout, "no reply from \(name) verified: \(lost) of \(attempts) requests lost\(last)")
-        }
-        return try RoughtimeQueryResult(exchanges: exchanges, attempts: attempts, source: name, timeBase: timeBase)
+        let series = DatagramMeasurement<RoughtimeClientExchange>.Series(
+            samples: samples, maxRequests: 2 * max(1, samples), interval: interval, exchangeTimeout: timeout)
+        let (exchanges, requests) = try await exchanges(series: series, until: .after(timeout * series.samples, on: timeBase))
+        return try RoughtimeQueryResult(exchanges: exchanges, attempts: requests, source: name, timeBase: timeBase)
     }
 }

@@ -86,19 +86,31 @@ public struct RoughtimeClient: Sendable {
     /// - Throws: `RoughtimeError` (`.timeout` naming the last reason a datagram was refused),
     ///   `NTPClientError` for resolution and socket failures, `CancellationError`.
     public func exchange(nonce: [UInt8]? = nil, timeout: Duration = .seconds(5)) async throws -> Exchange {
-        let started = timeBase.monotonicNow()
-        let addresses = try await NTPResolver.resolve(host: host, port: port, policy: addressPolicy, timeout: timeout, timeBase: timeBase)
-        guard let address = addresses.first else { throw NTPClientError(.noAddresses, host) }
+        try await exchanges(nonce: nonce, series: .init(), until: .after(timeout, on: timeBase)).exchanges[0]
+    }
+
+    /// Verified exchanges as `series` asks (see `DatagramMeasurement`: a lost request is sent again
+    /// while `series.maxRequests` allows), all by `deadline`, resolution included.
+    /// - Parameters:
+    ///   - nonce: The first request's nonce (random by default); later requests get random ones.
+    /// - Returns: The verified exchanges, oldest first, and how many requests were sent.
+    /// - Throws: What ``exchange(nonce:timeout:)`` throws.
+    package func exchanges(nonce: [UInt8]? = nil, series: DatagramMeasurement<RoughtimeClientExchange>.Series, until deadline: Deadline)
+        async throws -> (exchanges: [Exchange], requests: Int)
+    {
         var generator = SystemRandomNumberGenerator()
         let request = RoughtimeRequest(
             versions: versions, nonce: nonce ?? generator.bytes(versions.contains(.google) ? 64 : 32), serverKey: publicKey)
-        var exchange = RoughtimeClientExchange(request: request, publicKey: publicKey, timeout: timeout)
-        let answer = try await DatagramExchangeDriver.run(
-            &exchange, with: address, deadline: started.advanced(by: timeout), timeBase: timeBase,
-            timedOut: { RoughtimeError(.timeout, $0) })
-        return Exchange(
-            request: request, response: answer.response, requestSent: answer.requestSent, responseReceived: answer.responseReceived,
-            address: address, dropped: exchange.dropped)
+        var measurement = DatagramMeasurement(
+            host: host, port: port, first: RoughtimeClientExchange(request: request, publicKey: publicKey, timeout: deadline.remaining(on: timeBase)),
+            series: series, deadline: deadline, timedOut: { RoughtimeError(.timeout, $0) })
+        let answers = try await measurement.run(on: timeBase, addressPolicy: addressPolicy)
+        let exchanges = answers.map { answered in
+            Exchange(
+                request: answered.exchange.request, response: answered.answer.response, requestSent: answered.answer.requestSent,
+                responseReceived: answered.answer.responseReceived, address: answered.address, dropped: answered.exchange.dropped)
+        }
+        return (exchanges, measurement.requests)
     }
 }
 
@@ -123,8 +135,8 @@ package struct RoughtimeTimeSource: SourceDriver {
         name = client.name
     }
 
-    package func measure(timeout: Duration) async throws -> [OffsetSample] {
-        [try await client.exchange(timeout: timeout).sample(source: name)]
+    package func measure(until deadline: Deadline) async throws -> [OffsetSample] {
+        [try await client.exchanges(series: .init(), until: deadline).exchanges[0].sample(source: name)]
     }
 }
 

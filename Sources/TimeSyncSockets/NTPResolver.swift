@@ -24,13 +24,14 @@ package enum NTPResolver {
     ///   - host: A host name or IP literal.
     ///   - port: The port.
     ///   - policy: Which addresses a name may resolve to.
-    ///   - timeout: The deadline of the lookup, on `timeBase`'s monotonic clock (time asleep counts).
+    ///   - deadline: The lookup's deadline (the measurement's), on `timeBase`'s monotonic clock (time
+    ///     asleep counts).
     ///   - timeBase: The clocks the deadline is kept on.
     /// - Throws: `NTPClientError` `.dnsFailure` (the resolver failed or did not answer in time),
     ///   `.noAddresses` (no IPv4 or IPv6 address), `.localAddresses` (only addresses the policy
     ///   refuses), `CancellationError`.
     package static func resolve(
-        host: String, port: Int, policy: AddressPolicy, timeout: Duration, timeBase: any TimeBase
+        host: String, port: Int, policy: AddressPolicy, deadline: Deadline, timeBase: any TimeBase
     ) async throws -> [IPEndpoint] {
         if let literal = try lookup(host: host, port: port, numericOnly: true) {
             #if canImport(Darwin)
@@ -38,7 +39,9 @@ package enum NTPResolver {
             // (at most a second) bounds the wait, so the exchange keeps the rest.
             if literal.allSatisfy({ $0.address.family == .v4 }),
                 let synthesized = try? await lookupOffThread(
-                    host: host, port: port, timeout: min(timeout / 4, .seconds(1)), timeBase: timeBase, literal: true),
+                    host: host, port: port,
+                    deadline: deadline.capping(min(deadline.remaining(on: timeBase) / 4, .seconds(1)), from: timeBase.monotonicNow()),
+                    timeBase: timeBase, literal: true),
                 !synthesized.isEmpty
             {
                 return synthesized
@@ -46,7 +49,7 @@ package enum NTPResolver {
             #endif
             return literal
         }
-        let resolved = try await lookupOffThread(host: host, port: port, timeout: timeout, timeBase: timeBase)
+        let resolved = try await lookupOffThread(host: host, port: port, deadline: deadline, timeBase: timeBase)
         guard !resolved.isEmpty else { throw NTPClientError(.noAddresses, host) }
         switch policy.select(resolved, forHost: host) {
         case .use(let addresses):
@@ -57,10 +60,11 @@ package enum NTPResolver {
         }
     }
 
-    /// `getaddrinfo` on a dispatch queue, within `timeout` on `timeBase`'s monotonic clock.
+    /// `getaddrinfo` on a dispatch queue, until `deadline` on `timeBase`'s monotonic clock.
     private static func lookupOffThread(
-        host: String, port: Int, timeout: Duration, timeBase: any TimeBase, literal: Bool = false
+        host: String, port: Int, deadline: Deadline, timeBase: any TimeBase, literal: Bool = false
     ) async throws -> [IPEndpoint] {
+        let started = timeBase.monotonicNow()
         let outcome = Locked<Result<[IPEndpoint], NTPClientError>?>(nil)
         let waiters = Waiters()
         @Sendable func finish(_ result: Result<[IPEndpoint], NTPClientError>) {
@@ -78,8 +82,9 @@ package enum NTPResolver {
             }
         }
         // On the monotonic clock that counts time asleep: a lookup the device slept through has timed out.
-        let timer = DeadlineTimer(after: timeout, on: timeBase) {
-            finish(.failure(NTPClientError(.dnsFailure, "\(host): no answer from the resolver within \(timeout.readable)")))
+        let timer = DeadlineTimer(at: deadline, on: timeBase) {
+            let waited = started.duration(to: deadline.instant)
+            finish(.failure(NTPClientError(.dnsFailure, "\(host): no answer from the resolver within \(waited.readable)")))
         }
         defer { timer.cancel() }
         return try await waiters.wait { outcome.withLock { $0 } }.get()

@@ -59,7 +59,7 @@ public final class ScriptedTimeSource: SourceDriver {
     }
 
     /// One exchange, at once: t1 = t4 = now, t2 = t3 = now + ``offset``.
-    package func measure(timeout: Duration) async throws -> [OffsetSample] {
+    package func measure(until deadline: Deadline) async throws -> [OffsetSample] {
         let (failing, offset) = state.withLock { state in
             state.requests += 1
             return (state.failing, state.offset)

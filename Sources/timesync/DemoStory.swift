@@ -162,7 +162,7 @@ final class DemoServer: SourceDriver {
     func trueTime() -> UnixTime { SystemTimeBase().wallNow().advanced(by: offset) }
 
     /// One request/response exchange over the simulated link.
-    func measure(timeout: Duration) async throws -> [OffsetSample] {
+    func measure(until deadline: Deadline) async throws -> [OffsetSample] {
         let t1 = timeBase.monotonicNow()
         try await Task.sleep(for: .milliseconds(random.delayMilliseconds()))
         let t2 = trueTime()

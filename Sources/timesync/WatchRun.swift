@@ -168,8 +168,8 @@ struct URLSessionMeasuredSource: SourceDriver {
     var name: String { url.host.map { HostPort.format(host: $0, port: url.port) } ?? url.absoluteString }
     var reference: TimeReference { .utc }
 
-    func measure(timeout: Duration) async throws -> [OffsetSample] {
-        try await session.timeMeasurement(of: url, samples: 3, timeout: timeout, timeBase: timeBase).samples
+    func measure(until deadline: Deadline) async throws -> [OffsetSample] {
+        try await session.timeMeasurement(of: url, samples: 3, timeout: deadline.remaining(on: timeBase), timeBase: timeBase).samples
     }
 }
 #endif

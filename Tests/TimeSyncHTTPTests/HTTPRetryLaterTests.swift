@@ -69,7 +69,7 @@ struct HTTPRetryLaterTests {
         private let count = Locked(0)
         var requests: Int { count.withLock { $0 } }
 
-        func measure(timeout: Duration) async throws -> [OffsetSample] {
+        func measure(until deadline: Deadline) async throws -> [OffsetSample] {
             count.withLock { $0 += 1 }
             throw HTTPTimeError.retryLater(
                 status: 429, headers: [(name: "Retry-After", value: "3600")], wallNow: HTTPRetryLaterTests.wall)!

@@ -43,7 +43,7 @@ import TimeSyncTesting
         let listener = try SilentListener()
         let base = ManualTimeBase()
         let request = URLRequest(url: URL(string: "http://127.0.0.1:\(listener.port)/time")!)
-        let load = Task { try await URLSessionLoad.data(for: request, session: .shared, timeout: .seconds(600), timeBase: base) }
+        let load = Task { try await URLSessionLoad.data(for: request, session: .shared, deadline: .after(.seconds(600), on: base), timeBase: base) }
         #expect(await base.waitForSleepers(1))
         base.advance(by: .seconds(599))
         #expect(await base.waitForSleepers(1), "no answer and 599 s: still waiting")

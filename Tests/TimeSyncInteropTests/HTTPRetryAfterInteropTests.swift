@@ -48,7 +48,7 @@ struct HTTPRetryAfterInteropTests {
             let client = HTTPTimeSource.makeClient()
             let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, timeBase: SystemTimeBase())
             do {
-                _ = try await source.measure(timeout: .seconds(5))
+                _ = try await source.measure(until: .after(.seconds(5), on: SystemTimeBase()))
                 Issue.record("a 429 gave a sample")
             } catch let error as HTTPTimeError {
                 #expect(error.code == .retryLater)
@@ -70,7 +70,7 @@ struct HTTPRetryAfterInteropTests {
             let session = URLSession(configuration: .ephemeral)
             defer { session.invalidateAndCancel() }
             let source = URLSessionTimeSource(url: URL(string: "http://127.0.0.1:\(port)/time")!, session: session, timeBase: SystemTimeBase())
-            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
+            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(until: .after(.seconds(5), on: SystemTimeBase())) }
             let typed = try #require(error)
             #expect(typed.status == 429 && typed.retryAfter == .seconds(3600))
             #expect(source.pollOutcome(for: typed) == .retryAfter(.seconds(3600)))
@@ -85,7 +85,7 @@ struct HTTPRetryAfterInteropTests {
         try await Self.withServer(status: .serviceUnavailable, headers: [.retryAfter: later]) { port, requests in
             let client = HTTPTimeSource.makeClient()
             let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, policy: .dateOnly, timeBase: SystemTimeBase())
-            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
+            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(until: .after(.seconds(5), on: SystemTimeBase())) }
             let wait = try #require(error?.retryAfter)
             #expect(wait > .seconds(115) && wait <= .seconds(121), "\(wait)")
             #expect(requests() == 1)
@@ -94,7 +94,7 @@ struct HTTPRetryAfterInteropTests {
         try await Self.withServer(status: .tooManyRequests, headers: [:]) { port, _ in
             let client = HTTPTimeSource.makeClient()
             let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, timeBase: SystemTimeBase())
-            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(timeout: .seconds(5)) }
+            let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(until: .after(.seconds(5), on: SystemTimeBase())) }
             #expect(source.pollOutcome(for: try #require(error)) == .slowDown(interval: nil))
             try await client.shutdown()
         }

@@ -13,6 +13,7 @@ import TimeSyncNTS
 @testable import TimeSyncNTP
 import TimeSyncRoughtime
 import TimeSyncTestSupport
+import TimeSyncTesting
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -30,7 +31,9 @@ import FoundationNetworking
         let clock = ContinuousClock()
         let started = clock.now
         await expectThrows(NTPClientError.timeout) {
-            try await NTPClient(timeBase: SystemTimeBase()).samples(of: server, source: "silent", timeout: .seconds(1), samples: 4, interval: .milliseconds(250))
+            let base = SystemTimeBase()
+            return try await NTPClient(timeBase: base).samples(
+                of: .server(server), source: "silent", deadline: .after(.seconds(1), on: base), samples: 4, interval: .milliseconds(250))
         }
         let elapsed = clock.now - started
         print("NTP measurement, 4 requests to a silent server, 1 s timeout: ended after \(elapsed)")
@@ -49,7 +52,7 @@ import FoundationNetworking
         let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/", client: client, timeBase: SystemTimeBase(), timeout: .seconds(5), logger: Logger(label: "test"))
         let clock = ContinuousClock()
         let started = clock.now
-        let samples = try await source.measure(timeout: .seconds(1))
+        let samples = try await source.measure(until: .after(.seconds(1), on: SystemTimeBase()))
         let elapsed = clock.now - started
         print("HTTP measurement, 0.6 s a response, 1 s timeout: \(samples.count) samples after \(elapsed)")
         #expect(!samples.isEmpty)
@@ -73,7 +76,7 @@ import FoundationNetworking
         let source = NTPTimeSource(NTPServerAddress(host: "localhost", port: port), timeBase: SystemTimeBase())
         let clock = ContinuousClock()
         let started = clock.now
-        await expectThrows(NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
+        await expectThrows(NTPClientError.timeout) { try await source.measure(until: .after(.seconds(1), on: SystemTimeBase())) }
         let elapsed = clock.now - started
         print("NTP measurement, a name with 2 silent addresses, 1 s timeout: ended after \(elapsed)")
         #expect(elapsed < .milliseconds(1500), "\(elapsed)")
@@ -92,7 +95,7 @@ import FoundationNetworking
                 host: "127.0.0.1", port: kePort, timeBase: SystemTimeBase(), configuration: .init(trust: .init(additionalAuthorities: [credentials.certificate])))
             let clock = ContinuousClock()
             let started = clock.now
-            await expectThrows(NTPClientError.timeout) { try await source.measure(timeout: .seconds(1)) }
+            await expectThrows(NTPClientError.timeout) { try await source.measure(until: .after(.seconds(1), on: SystemTimeBase())) }
             let elapsed = clock.now - started
             print("NTS measurement, key exchange then a silent NTP server, 1 s timeout: ended after \(elapsed)")
             #expect(elapsed < .milliseconds(1500), "\(elapsed)")
@@ -108,7 +111,7 @@ import FoundationNetworking
         let source = RoughtimeTimeSource(client: client)
         let clock = ContinuousClock()
         let started = clock.now
-        await expectThrows(RoughtimeError.timeout) { try await source.measure(timeout: .seconds(1)) }
+        await expectThrows(RoughtimeError.timeout) { try await source.measure(until: .after(.seconds(1), on: SystemTimeBase())) }
         let elapsed = clock.now - started
         print("Roughtime measurement, a silent server, 1 s timeout: ended after \(elapsed)")
         #expect(elapsed < .milliseconds(1500), "\(elapsed)")
@@ -124,13 +127,76 @@ import FoundationNetworking
         let started = clock.now
         let outcome: Result<[OffsetSample], any Error>
         do {
-            outcome = .success(try await source.measure(timeout: .seconds(1)))
+            outcome = .success(try await source.measure(until: .after(.seconds(1), on: SystemTimeBase())))
         } catch {
             outcome = .failure(error)
         }
         let elapsed = clock.now - started
         print("URLSession Date measurement, 5 requests, 0.6 s a response, 1 s timeout: \((try? outcome.get().count).map { "\($0) samples" } ?? "no sample") after \(elapsed)")
         #expect(elapsed < .milliseconds(1500), "\(elapsed)")
+    }
+
+    /// Runs `body` on a hand-moved clock, moving it 61 s at a time (20 ms of real time apart) until
+    /// `body` ends: whatever a deadline a minute away was set on, the next move passes it.
+    /// - Returns: What `body` ended with, the moves it took and the real time it took.
+    static func onAMovedClock<T: Sendable>(
+        _ base: ManualTimeBase, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> (Result<T, any Error>, moves: Int, real: Duration) {
+        let ended = Locked(false)
+        let task = Task {
+            defer { ended.withLock { $0 = true } }
+            return try await body()
+        }
+        let clock = ContinuousClock()
+        let started = clock.now
+        var moves = 0
+        while moves < 100, !ended.withLock({ $0 }) {
+            try await Task.sleep(for: .milliseconds(20))
+            if ended.withLock({ $0 }) { break }
+            base.advance(by: .seconds(61))
+            moves += 1
+        }
+        let result = await task.result
+        return (result, moves, clock.now - started)
+    }
+
+    /// The four NTP requests to a silent server on a hand-moved clock, with a minute for the whole
+    /// measurement: it ends once that clock passes the deadline, in far less than a minute of real time.
+    @Test(.timeLimit(.minutes(1))) func anNTPMeasurementEndsAtItsDeadlineOnAnInjectedClock() async throws {
+        let silent = try await FakeNTPServer.start { _ in [] }
+        defer { Task { await silent.close() } }
+        let server = NTPServerAddress(host: "127.0.0.1", port: try #require(silent.address.port))
+        let base = ManualTimeBase()
+        let (result, moves, real) = try await Self.onAMovedClock(base) {
+            try await NTPClient(timeBase: base).samples(
+                of: .server(server), source: "silent", deadline: .after(.seconds(60), on: base), samples: 4, interval: .milliseconds(250))
+        }
+        print("NTP measurement on a moved clock, 60 s deadline: \(moves) moves of 61 s, \(real) of real time: \(result)")
+        #expect((try? result.get()) == nil)
+        #expect(moves <= 2 && real < .seconds(10), "\(moves) moves, \(real)")
+        #expect((result.failure as? NTPClientError)?.code == .timeout, "\(result)")
+    }
+
+    /// Roughtime on a hand-moved clock: the one exchange ends at the measurement's deadline.
+    @Test(.timeLimit(.minutes(1))) func aRoughtimeMeasurementEndsAtItsDeadlineOnAnInjectedClock() async throws {
+        let silent = try await FakeNTPServer.start { _ in [] }
+        defer { Task { await silent.close() } }
+        let base = ManualTimeBase()
+        let client = RoughtimeClient(
+            host: "127.0.0.1", port: try #require(silent.address.port), publicKey: [UInt8](repeating: 1, count: 32), timeBase: base)
+        let source = RoughtimeTimeSource(client: client)
+        let (result, moves, real) = try await Self.onAMovedClock(base) { try await source.measure(until: .after(.seconds(60), on: base)) }
+        print("Roughtime measurement on a moved clock, 60 s deadline: \(moves) moves of 61 s, \(real) of real time")
+        #expect(moves <= 2 && real < .seconds(10), "\(moves) moves, \(real)")
+        #expect((result.failure as? RoughtimeError)?.code == .timeout, "\(result)")
+    }
+}
+
+extension Result {
+    /// The error, for a failure.
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }
 #endif

@@ -207,7 +207,7 @@ import UDPRelay
         #expect(failed.status == 1, "\(failed)")
         let failure = try #require(try JSONSerialization.jsonObject(with: Data(failed.stdout.utf8)) as? [String: Any], "\(failed.stdout)")
         #expect(failure["errorType"] as? String == "timeout", "\(failure)")
-        #expect((failure["error"] as? String)?.contains("requests lost") == true, "\(failure)")
+        #expect((failure["error"] as? String)?.contains("requests unanswered") == true, "\(failure)")
         try await dead.close()
         running.cancel()
         _ = try? await running.value

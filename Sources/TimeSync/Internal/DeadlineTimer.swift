@@ -1,4 +1,4 @@
-/// Calls a closure once a timeout has passed on a time base's monotonic clock — on the system's, one
+/// Calls a closure once a ``Deadline`` has passed on a time base's monotonic clock — on the system's, one
 /// that counts time asleep (a device that sleeps through a deadline finds it passed on waking) and
 /// ignores wall-clock changes. Dispatch's `DispatchTime` deadlines, by contrast, stop while the device
 /// sleeps.
@@ -7,14 +7,13 @@ package struct DeadlineTimer: Sendable {
 
     /// Starts the timer.
     /// - Parameters:
-    ///   - timeout: How long from now.
-    ///   - timeBase: The clocks (`SystemTimeBase` outside tests).
-    ///   - expire: Called once when the timeout has passed, unless ``cancel()`` came first.
-    package init(after timeout: Duration, on timeBase: any TimeBase, expire: @escaping @Sendable () -> Void) {
-        let deadline = timeBase.monotonicNow().advanced(by: timeout)
+    ///   - deadline: When to expire.
+    ///   - timeBase: The clocks the deadline is on (`SystemTimeBase` outside tests).
+    ///   - expire: Called once when the deadline has passed, unless ``cancel()`` came first.
+    package init(at deadline: Deadline, on timeBase: any TimeBase, expire: @escaping @Sendable () -> Void) {
         task = Task.detached(priority: .userInitiated) {
             do {
-                try await timeBase.sleep(until: deadline)
+                try await timeBase.sleep(until: deadline.instant)
             } catch {
                 return
             }

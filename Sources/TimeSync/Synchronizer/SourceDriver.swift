@@ -26,12 +26,13 @@ package protocol SourceDriver: Sendable {
     /// path can forge them: such sources bound what unauthenticated ones may claim
     /// (`EstimatorConfiguration.authenticatedSources`). `false` by default.
     var isAuthenticated: Bool { get }
-    /// Measures the server once (one exchange or a short refinement), within `timeout` for the whole
-    /// of it.
+    /// Measures the server once (one exchange, a short series or a refinement), all of it (name
+    /// resolution, key exchange, every request and wait) ending by `deadline`, on the time base's
+    /// monotonic clock.
     /// - Returns: The samples, at least one.
     /// - Throws: Any error; ``pollOutcome(for:)`` says what it means for the schedule.
-    func measure(timeout: Duration) async throws -> [OffsetSample]
-    /// What an error from ``measure(timeout:)`` means for polling. By default the error's own account
+    func measure(until deadline: Deadline) async throws -> [OffsetSample]
+    /// What an error from ``measure(until:)`` means for polling. By default the error's own account
     /// (`SourceFailure`: NTP's and NTS's kisses and unsynchronized replies, HTTP's `429` and `503`),
     /// else a failure (back off and retry). A source whose errors are not `SourceFailure`s can map
     /// them here.

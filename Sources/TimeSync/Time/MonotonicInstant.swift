@@ -3,7 +3,7 @@
 /// The clock keeps counting while the device sleeps (`CLOCK_BOOTTIME` on Linux, continuous time on
 /// Apple platforms) and ignores wall-clock changes. Readings are comparable only within one boot
 /// session; ``TimeBase/bootSessionID`` tells sessions apart.
-public struct MonotonicInstant: Sendable, Hashable, Comparable, Codable {
+public struct MonotonicInstant: Sendable, Hashable, Comparable, Codable, InstantProtocol {
     /// Nanoseconds since the clock's origin.
     public var nanoseconds: Int64
 

@@ -3,7 +3,11 @@
 ///
 /// `SystemTimeBase` reads the real clocks; `ManualTimeBase` lets tests and simulations move time
 /// by hand. A library never reads a clock on its own: pass a time base in.
-public protocol TimeBase: Sendable {
+///
+/// A time base is a Swift `Clock` on its monotonic clock (its `now` is ``monotonicNow()``), so
+/// `Task.sleep(until:clock:)` and `Clock.measure(_:)` work with any time base: in an app's own tests,
+/// `TimeSyncTesting`'s `ManualTimeBase` is a clock they advance by hand.
+public protocol TimeBase: Clock where Instant == MonotonicInstant {
     /// The monotonic clock: counts through device sleep, ignores wall-clock changes.
     func monotonicNow() -> MonotonicInstant
     /// The device's wall clock (which the user can change at any time).
@@ -26,6 +30,17 @@ public protocol TimeBase: Sendable {
 extension TimeBase {
     public func sleep(until deadline: MonotonicInstant, tolerance: Duration) async throws {
         try await sleep(until: deadline)
+    }
+
+    /// The monotonic clock's reading, as a `Clock`'s `now`.
+    public var now: MonotonicInstant { monotonicNow() }
+
+    /// One nanosecond: the resolution of ``MonotonicInstant``.
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// Suspends until the monotonic clock reaches `deadline`, as a `Clock` sleeps (no tolerance: none).
+    public func sleep(until deadline: MonotonicInstant, tolerance: Duration?) async throws {
+        try await sleep(until: deadline, tolerance: tolerance ?? .zero)
     }
 
     /// Reads the wall clock between two monotonic readings (see `WallClockPair`); when a read is

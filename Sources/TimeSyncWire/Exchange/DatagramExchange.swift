@@ -19,6 +19,13 @@ package protocol DatagramExchange: Sendable {
     /// The listening ended (its deadline, or the instant a ``ExchangeStep/listen(until:)`` step named,
     /// passed) at `now`: what the exchange makes of what it saw. Never ``ExchangeStep/listen(until:)``.
     mutating func finish(at now: MonotonicInstant) -> ExchangeStep<Answer>
+
+    /// The next exchange with the same server, not yet started, after this one ended: a new request,
+    /// carrying over what the protocol keeps between requests (NTS's keys and the cookies this
+    /// exchange brought).
+    /// - Throws: When no further request can be made (NTS: no cookie left, or the server refused
+    ///   the keys): the measurement ends.
+    func successor() throws -> Self
 }
 
 /// What an exchange asks of its driver.

@@ -1,12 +1,13 @@
 import TimeSync
 
-/// Several exchanges with one server, as a state machine with no I/O: `samples` requests `interval`
-/// apart, within one deadline. It decides when the next request goes out and how long its exchange
+/// Several exchanges with one address, as a state machine with no I/O: `samples` usable replies,
+/// requests `interval` apart, within one deadline (``DatagramMeasurement`` runs one per address). It decides when the next request goes out and how long its exchange
 /// may take, the waits a `RATE` kiss asks for, and which failures end the series; the transport runs
 /// each exchange (a ``DatagramExchange``) and reports how it ended.
 ///
 /// - A usable reply and a plain failure (no reply in time, a rejected datagram) each count toward
-///   `samples`.
+///   `maxRequests` (by default `samples`: a lost request is not made up for); the series ends with
+///   `samples` replies or `maxRequests` requests.
 /// - A `RATE` kiss asking for at most ``maximumRateWait`` does not count: the next request waits
 ///   that long, and the spacing widens to it (with a tenth's margin) for the rest of the series.
 /// - Any other refusal ends the series at once, as its answer: a kiss (`DENY`, `RSTR`, a longer
@@ -27,8 +28,11 @@ package struct ExchangeSeries: Sendable {
     /// The longest a series waits to honour a `RATE` kiss: 16 s. A server asking for more ends it.
     package static let maximumRateWait: Duration = .seconds(16)
 
-    /// Requests that count.
+    /// Usable replies wanted.
     package let samples: Int
+    /// Requests that count, answered or not (at least `samples`): a failed one is made up for
+    /// while fewer than this many have been made.
+    package let maxRequests: Int
     /// The longest one exchange may take.
     package let timeout: Duration
     /// When the series began.
@@ -50,13 +54,17 @@ package struct ExchangeSeries: Sendable {
 
     /// A series starting at `start`.
     /// - Parameters:
-    ///   - samples: Requests that count (at least 1).
+    ///   - samples: Usable replies wanted (at least 1).
+    ///   - maxRequests: Requests that count in all, answered or not (default and at least `samples`).
     ///   - interval: Their spacing, from one request to the next.
     ///   - timeout: The longest one exchange may take.
     ///   - start: When the first request may go out.
     ///   - deadline: The whole series' deadline, if any.
-    package init(samples: Int, interval: Duration, timeout: Duration, start: MonotonicInstant, deadline: MonotonicInstant? = nil) {
+    package init(
+        samples: Int, maxRequests: Int? = nil, interval: Duration, timeout: Duration, start: MonotonicInstant, deadline: MonotonicInstant? = nil
+    ) {
         self.samples = max(1, samples)
+        self.maxRequests = max(self.samples, maxRequests ?? self.samples)
         self.interval = max(.zero, interval)
         self.timeout = timeout
         self.start = start
@@ -67,7 +75,7 @@ package struct ExchangeSeries: Sendable {
     /// What to do at `now`. After ``Step/send(timeout:)`` the transport reports the exchange with
     /// ``answer()`` or ``fail(_:timedOut:at:)`` before asking again.
     package mutating func next(at now: MonotonicInstant) -> Step {
-        guard answered + failed < samples else { return .finished }
+        guard answered < samples, answered + failed < maxRequests else { return .finished }
         if let deadline, nextSend >= deadline || now >= deadline { return .finished }
         guard now >= nextSend else { return .wait(until: nextSend) }
         nextSend = now.advanced(by: interval)
@@ -87,7 +95,7 @@ package struct ExchangeSeries: Sendable {
         case .slowDown(let asked):
             // The kiss is the series' answer (for the poll schedule to honour) when its wait is long,
             // or would leave no time for another request before the deadline.
-            guard let wait = asked, wait <= Self.maximumRateWait, kisses < samples else { return false }
+            guard let wait = asked, wait <= Self.maximumRateWait, kisses < maxRequests else { return false }
             if let deadline, now.advanced(by: wait) >= deadline { return false }
             kisses += 1
             interval = max(interval, wait + wait / 10)  // a margin over the limit, not on its edge

@@ -60,6 +60,11 @@ package struct NTPClientExchange: DatagramExchange {
         return .listen(until: nil)
     }
 
+    /// A new request under the same limits.
+    package func successor() -> NTPClientExchange {
+        NTPClientExchange(limits: limits, conflictWindow: conflictWindow, timeout: timeout)
+    }
+
     package mutating func finish(at now: MonotonicInstant) -> ExchangeStep<NTPReply> {
         if let accepted { return .done(accepted) }
         if let lastStray { return .failed(lastStray) }

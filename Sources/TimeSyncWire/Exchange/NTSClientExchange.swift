@@ -54,6 +54,14 @@ package struct NTSClientExchange: DatagramExchange {
         }
     }
 
+    /// A new request spending the next cookie, with the cookies this exchange brought.
+    /// - Throws: `NTSReplyError.negativeAcknowledgment` after an NTS NAK (the keys must be renewed
+    ///   first), `NTSKEError.noCookies` when none is left.
+    package func successor() throws -> NTSClientExchange {
+        if association.wasRejected { throw NTSReplyError.negativeAcknowledgment }
+        return try NTSClientExchange(association: association, limits: limits, timeout: timeout)
+    }
+
     package mutating func finish(at now: MonotonicInstant) -> ExchangeStep<NTPReply> {
         if dropped.contains(where: { $0.code == .negativeAcknowledgment }) {
             // No authenticated reply, and an NTS NAK: the server could not use the cookie (its keys

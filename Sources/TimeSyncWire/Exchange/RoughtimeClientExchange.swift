@@ -45,6 +45,14 @@ package struct RoughtimeClientExchange: DatagramExchange {
         }
     }
 
+    /// A new request to the same server, with a fresh random nonce of the same length (a chained
+    /// nonce is for one request only).
+    package func successor() -> RoughtimeClientExchange {
+        var generator = SystemRandomNumberGenerator()
+        let next = RoughtimeRequest(versions: request.versions, nonce: generator.bytes(request.nonce.count), serverKey: publicKey)
+        return RoughtimeClientExchange(request: next, publicKey: publicKey, timeout: timeout)
+    }
+
     package mutating func finish(at now: MonotonicInstant) -> ExchangeStep<Answer> {
         .silent(lastDropped: dropped.last)
     }

@@ -51,7 +51,7 @@ import TimeSyncTesting
     @Test func anExchangesDeadlineAsksForNone() async throws {
         let base = ManualTimeBase()
         let recording = RecordingTimeBase(base)
-        let timer = DeadlineTimer(after: .seconds(5), on: recording) {}
+        let timer = DeadlineTimer(at: .after(.seconds(5), on: recording), on: recording) {}
         #expect(await base.waitForSleepers(1))
         timer.cancel()
         let requests = recording.requests.withLock { $0 }

@@ -14,7 +14,7 @@ final class RetryAfterTimeSource: SourceDriver {
 
     struct TooManyRequests: Error {}
 
-    func measure(timeout: Duration) async throws -> [OffsetSample] {
+    func measure(until deadline: Deadline) async throws -> [OffsetSample] {
         count.withLock { $0 += 1 }
         throw TooManyRequests()
     }

@@ -14,7 +14,7 @@ import TimeSyncTesting
     @Test func firesOnceWhenTheMonotonicClockPassesTheDeadline() async {
         let base = ManualTimeBase()
         let fired = Fired()
-        let timer = DeadlineTimer(after: .seconds(5), on: base) { fired.fire() }
+        let timer = DeadlineTimer(at: .after(.seconds(5), on: base), on: base) { fired.fire() }
         #expect(await base.waitForSleepers(1))
         base.jumpWall(by: .seconds(3600))
         base.advance(by: .seconds(4))
@@ -29,7 +29,7 @@ import TimeSyncTesting
     @Test func aCancelledTimerNeverFires() async {
         let base = ManualTimeBase()
         let fired = Fired()
-        let timer = DeadlineTimer(after: .seconds(5), on: base) { fired.fire() }
+        let timer = DeadlineTimer(at: .after(.seconds(5), on: base), on: base) { fired.fire() }
         #expect(await base.waitForSleepers(1))
         timer.cancel()
         for _ in 0..<100_000 where base.sleeperCount > 0 { await Task.yield() }
