@@ -1,7 +1,7 @@
 import TimeSync
 import TimeSyncWire
 
-extension HTTPTimeError: SourceFailure {
+extension HTTPTimeError {
     /// The statuses by which a server asks its clients to back off: `429 Too Many Requests` and
     /// `503 Service Unavailable`.
     package static let retryLaterStatuses: Set<Int> = [429, 503]

@@ -82,7 +82,7 @@ package struct NTPPoolSource: Sendable {
             for sample in samples { onEvent(.sample(sample)) }
         case .failed(let source, let error, _, let retryIn):
             // The refusal's code as its protocol's error gives it (a pool's sources are NTP: a kiss).
-            if let code = (error as? any SourceFailure)?.refusalCode.flatMap(NTPReferenceID.init(ascii:)) {
+            if let code = (error as? any CodedError)?.refusalCode.flatMap(NTPReferenceID.init(ascii:)) {
                 onEvent(.kissOfDeath(source: source, code: code, retryIn: retryIn))
             } else if let retryIn {
                 onEvent(.failed(source: source, error: "\(error)", retryIn: retryIn))
@@ -144,8 +144,7 @@ package struct NTPPoolSource: Sendable {
             measure: {
                 try await client.samples(
                     of: .addresses([address]), source: name, deadline: .after(timeout, on: client.timeBase), conflictWindow: .synchronizer)
-            },
-            outcome: PollOutcome.init(failure:))
+            })
     }
 }
 

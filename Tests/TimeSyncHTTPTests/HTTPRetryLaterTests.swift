@@ -74,8 +74,6 @@ struct HTTPRetryLaterTests {
             throw HTTPTimeError.retryLater(
                 status: 429, headers: [(name: "Retry-After", value: "3600")], wallNow: HTTPRetryLaterTests.wall)!
         }
-
-        func pollOutcome(for error: any Error) -> PollOutcome { PollOutcome(failure: error) }
     }
 
     @Test("a synchronizer sends one request in ten minutes to a server answering 429 Retry-After: 3600")

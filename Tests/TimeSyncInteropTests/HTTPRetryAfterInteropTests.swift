@@ -53,9 +53,9 @@ struct HTTPRetryAfterInteropTests {
             } catch let error as HTTPTimeError {
                 #expect(error.code == .retryLater)
                 #expect(error.status == 429 && error.retryAfter == .seconds(3600), "\(error)")
-                #expect(source.pollOutcome(for: error) == .retryAfter(.seconds(3600)))
+                #expect(PollOutcome(failure: error) == .retryAfter(.seconds(3600)))
                 var schedule = PollSchedule()
-                let wait = schedule.next(after: source.pollOutcome(for: error))
+                let wait = schedule.next(after: PollOutcome(failure: error))
                 #expect(wait.map { $0 >= .seconds(3600) } == true)
             }
             // The measurement stops at the first answer: no further samples are sent to a server that said wait.
@@ -73,7 +73,7 @@ struct HTTPRetryAfterInteropTests {
             let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(until: .after(.seconds(5), on: SystemTimeBase())) }
             let typed = try #require(error)
             #expect(typed.status == 429 && typed.retryAfter == .seconds(3600))
-            #expect(source.pollOutcome(for: typed) == .retryAfter(.seconds(3600)))
+            #expect(PollOutcome(failure: typed) == .retryAfter(.seconds(3600)))
             #expect(requests() == 1)
         }
     }
@@ -95,7 +95,7 @@ struct HTTPRetryAfterInteropTests {
             let client = HTTPTimeSource.makeClient()
             let source = try HTTPTimeSource(url: "http://127.0.0.1:\(port)/time", client: client, timeBase: SystemTimeBase())
             let error = await expectThrows(HTTPTimeError.retryLater) { try await source.measure(until: .after(.seconds(5), on: SystemTimeBase())) }
-            #expect(source.pollOutcome(for: try #require(error)) == .slowDown(interval: nil))
+            #expect(PollOutcome(failure: try #require(error)) == .slowDown(interval: nil))
             try await client.shutdown()
         }
     }

@@ -12,8 +12,20 @@ package protocol CodedError: Error, Sendable, CustomStringConvertible {
     /// The error that caused this one, when there is one: a parser's complaint inside a rejected
     /// reply, the NTP error inside an NTS one. `nil` by default.
     var underlying: (any Error)? { get }
+
+    /// What a failure of this kind means for polling the source that gave it: read from the code,
+    /// with what the server asked for where it said (a `RATE` kiss's interval, a `Retry-After`).
+    /// By default a failure: back off and retry. The one place each protocol's refusals are read
+    /// for the schedule (`PollOutcome.init(failure:)`).
+    var pollOutcome: PollOutcome { get }
+
+    /// The protocol's word for the refusal, when the server sent one (`RATE`, `DENY`, `HTTP 429`):
+    /// shown in a source's diagnostics. `nil` by default.
+    var refusalCode: String? { get }
 }
 
 extension CodedError {
     package var underlying: (any Error)? { nil }
+    package var pollOutcome: PollOutcome { .failure }
+    package var refusalCode: String? { nil }
 }

@@ -70,6 +70,9 @@ public struct TimeSyncError: Error, Sendable, CustomStringConvertible {
 
 extension TimeSyncError: CodedError {
     package var underlying: (any Error)? { cause }
+    /// The cause's meaning for polling: a layer's error made public keeps it.
+    package var pollOutcome: PollOutcome { (cause as? any CodedError)?.pollOutcome ?? .failure }
+    package var refusalCode: String? { (cause as? any CodedError)?.refusalCode }
 }
 
 /// An error of the library's layers that has a public form.

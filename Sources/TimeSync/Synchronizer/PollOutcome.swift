@@ -1,5 +1,6 @@
-/// What happened to one poll of a source, in the terms every protocol shares: each transport's errors
-/// say which of these they are (`SourceFailure`), so the synchronizer never reads a protocol's error.
+/// What happened to one poll of a source, in the terms every protocol shares: each transport's error
+/// codes say which of these they are (`CodedError.pollOutcome`), so the synchronizer never reads a
+/// protocol's error.
 package enum PollOutcome: Sendable, Hashable {
     /// A usable reply.
     case sample
@@ -33,24 +34,9 @@ package enum PollOutcome: Sendable, Hashable {
         min(max(wait, .zero), longestRetryAfter)
     }
 
-    /// What an error from a source's measurement means for polling: the error's own account when it
-    /// gives one (`SourceFailure`), else a failure.
+    /// What an error from a source's measurement means for polling: its code's meaning
+    /// (`CodedError.pollOutcome`), else a failure.
     package init(failure error: any Error) {
-        self = (error as? any SourceFailure)?.pollOutcome ?? .failure
+        self = (error as? any CodedError)?.pollOutcome ?? .failure
     }
-}
-
-/// An error that says what it means for polling the source that gave it, whatever the protocol: the
-/// one place each protocol's refusals (a Kiss-o'-Death, an HTTP `429`, an unsynchronized server) are
-/// read.
-package protocol SourceFailure: Error {
-    /// What the error means for the schedule (never `PollOutcome.sample`).
-    var pollOutcome: PollOutcome { get }
-    /// The protocol's word for the refusal, when the server sent one (`RATE`, `DENY`, `429`): shown in
-    /// a source's status. `nil` by default.
-    var refusalCode: String? { get }
-}
-
-extension SourceFailure {
-    package var refusalCode: String? { nil }
 }

@@ -30,19 +30,14 @@ package protocol SourceDriver: Sendable {
     /// resolution, key exchange, every request and wait) ending by `deadline`, on the time base's
     /// monotonic clock.
     /// - Returns: The samples, at least one.
-    /// - Throws: Any error; ``pollOutcome(for:)`` says what it means for the schedule.
+    /// - Throws: Any error; its code says what it means for the schedule (`CodedError.pollOutcome`:
+    ///   NTP's and NTS's kisses and unsynchronized replies, HTTP's `429` and `503`); any other error
+    ///   is a failure (back off and retry).
     func measure(until deadline: Deadline) async throws -> [OffsetSample]
-    /// What an error from ``measure(until:)`` means for polling. By default the error's own account
-    /// (`SourceFailure`: NTP's and NTS's kisses and unsynchronized replies, HTTP's `429` and `503`),
-    /// else a failure (back off and retry). A source whose errors are not `SourceFailure`s can map
-    /// them here.
-    func pollOutcome(for error: any Error) -> PollOutcome
 }
 
 extension SourceDriver {
     /// Unauthenticated.
     package var isAuthenticated: Bool { false }
 
-    /// The error's own account (`SourceFailure`), else a failure: back off and retry.
-    package func pollOutcome(for error: any Error) -> PollOutcome { PollOutcome(failure: error) }
 }

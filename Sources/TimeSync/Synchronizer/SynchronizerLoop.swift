@@ -9,18 +9,13 @@ package final class SynchronizerLoop: Sendable {
     /// A source as the loop sees it.
     package struct Source: Sendable {
         package var name: String
-        /// Measures the source once; the samples carry `name`.
+        /// Measures the source once; the samples carry `name`. What an error means for polling is
+        /// its code's (`PollOutcome.init(failure:)`).
         package var measure: @Sendable () async throws -> [OffsetSample]
-        /// What a measurement's error means for polling.
-        package var outcome: @Sendable (any Error) -> PollOutcome
 
-        package init(
-            name: String, measure: @escaping @Sendable () async throws -> [OffsetSample],
-            outcome: @escaping @Sendable (any Error) -> PollOutcome
-        ) {
+        package init(name: String, measure: @escaping @Sendable () async throws -> [OffsetSample]) {
             self.name = name
             self.measure = measure
-            self.outcome = outcome
         }
     }
 
@@ -201,7 +196,7 @@ package final class SynchronizerLoop: Sendable {
             onNotice(.events(events))
         case .failure(let error):
             clock.reject(source: source.name, reason: ErrorMessage.of(error))
-            let outcome = source.outcome(error)
+            let outcome = PollOutcome(failure: error)
             let now = clock.timeBase.monotonicNow()
             let (events, next) = state.withLock { state in
                 state.inFlight[index] = nil
@@ -217,7 +212,7 @@ package final class SynchronizerLoop: Sendable {
 
     /// What a failed measurement tells the core.
     static func event(_ index: Int, error: any Error, outcome: PollOutcome) -> SynchronizerCore.Event {
-        .failed(source: index, outcome: outcome, refusal: (error as? any SourceFailure)?.refusalCode, error: ErrorMessage.of(error))
+        .failed(source: index, outcome: outcome, refusal: (error as? any CodedError)?.refusalCode, error: ErrorMessage.of(error))
     }
 
     /// Sleeps until `deadline` (forever when `nil`), or until a wake-up after `generation`.

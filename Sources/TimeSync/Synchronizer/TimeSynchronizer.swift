@@ -90,9 +90,7 @@ public final class TimeSynchronizer: Sendable {
             sources: all.map { source in
                 let timeout = configuration.timeout
                 let driver = source.driver(on: timeBase)
-                return .init(
-                    name: source.name, measure: { try await driver.measure(until: .after(timeout, on: timeBase)) },
-                    outcome: driver.pollOutcome(for:))
+                return .init(name: source.name, measure: { try await driver.measure(until: .after(timeout, on: timeBase)) })
             },
             resolvesInPlace: true, followsClockError: true,
             onNotice: { notice in

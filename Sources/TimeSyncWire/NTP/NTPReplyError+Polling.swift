@@ -2,7 +2,7 @@ import TimeSync
 
 /// The one place a Kiss-o'-Death, an unsynchronized server and a raced reply are read for polling,
 /// for NTP and for NTS (whose authenticated refusals are NTP's).
-extension NTPReplyError: SourceFailure {
+extension NTPReplyError {
     /// `RATE` slows this server's polling (to at least the interval its poll field asks for), `DENY`
     /// and `RSTR` stop it, any other kiss is a failure; an unsynchronized server and conflicting
     /// replies say so; everything else is a failure.
@@ -25,15 +25,9 @@ extension NTPReplyError: SourceFailure {
         guard code == .kissOfDeath else { return nil }
         return "\(kissCode ?? NTPReferenceID(rawValue: 0))"
     }
-
-    /// Whether the server's answer is final for this measurement: a kiss (the server said no: its other
-    /// addresses are not tried either) or replies raced by someone on the path.
-    package var endsMeasurement: Bool {
-        code == .kissOfDeath || code == .conflictingReplies
-    }
 }
 
-extension NTSReplyError: SourceFailure {
+extension NTSReplyError {
     /// An NTP-level refusal's meaning (an authenticated kiss, an unsynchronized server); a failure
     /// for everything else (an NTS NAK renews the keys at the next poll).
     package var pollOutcome: PollOutcome { ntp?.pollOutcome ?? .failure }

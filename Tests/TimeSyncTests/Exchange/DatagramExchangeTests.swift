@@ -112,7 +112,9 @@ import TimeSyncTesting
         let rejection = try #require(error as? NTPReplyError)
         #expect(rejection.pollOutcome == outcome)
         #expect(rejection.refusalCode == code)
-        #expect(rejection.endsMeasurement)
+        #expect(PollOutcome(failure: rejection) == outcome, "the schedule reads the code's meaning")
+        let shown = TimeSyncError(.invalidValue, "refused", cause: rejection)
+        #expect(PollOutcome(failure: shown) == outcome, "the public form keeps it")
         #expect(NTSReplyError(ntp: rejection).pollOutcome == outcome, "an authenticated kiss means the same")
     }
 

@@ -12,15 +12,16 @@ final class RetryAfterTimeSource: SourceDriver {
 
     var requests: Int { count.withLock { $0 } }
 
-    struct TooManyRequests: Error {}
+    /// A refusal whose code means "come back in an hour".
+    struct TooManyRequests: CodedError {
+        var code: String { "tooManyRequests" }
+        var pollOutcome: PollOutcome { .retryAfter(.seconds(3600)) }
+        var description: String { "429, Retry-After: 3600" }
+    }
 
     func measure(until deadline: Deadline) async throws -> [OffsetSample] {
         count.withLock { $0 += 1 }
         throw TooManyRequests()
-    }
-
-    func pollOutcome(for error: any Error) -> PollOutcome {
-        error is TooManyRequests ? .retryAfter(.seconds(3600)) : .failure
     }
 }
 
