@@ -5,6 +5,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import TimeSync
+import TimeSyncWire
 
 /// One URLSession load within one deadline, for the time sources.
 ///
@@ -18,10 +19,11 @@ package enum URLSessionLoad {
         case failed(any Error)
     }
 
-    /// Loads `request` and returns its body and response, or throws `URLError(.timedOut)` once
+    /// Loads `request` and returns its body and response, or throws `HTTPTimeError.timeout` once
     /// `deadline` has passed on `timeBase`'s monotonic clock (real time: time asleep counts) and
     /// cancels the load.
-    /// - Throws: URLSession's errors, `URLError(.timedOut)`, `CancellationError`.
+    /// - Throws: URLSession's errors, `HTTPTimeError.timeout` (saying whom it waited for, and how
+    ///   long), `CancellationError`.
     package static func data(
         for request: URLRequest, session: URLSession, deadline: Deadline, timeBase: any TimeBase
     ) async throws -> (Data, URLResponse) {
@@ -32,6 +34,8 @@ package enum URLSessionLoad {
         #else
         request.timeoutInterval = max(1, seconds.rounded(.up))
         #endif
+        let started = timeBase.monotonicNow()
+        let server = request.url?.host.map { HostPort.format(host: $0, port: request.url?.port) } ?? "the server"
         let outcome = Locked<Outcome?>(nil)
         let waiters = Waiters()
         @Sendable func finish(_ result: Outcome) {
@@ -51,7 +55,8 @@ package enum URLSessionLoad {
         task.resume()
         // On the monotonic clock that counts time asleep: a load the device slept through has timed out.
         let timer = DeadlineTimer(at: deadline, on: timeBase) {
-            finish(.failed(URLError(.timedOut)))
+            let waited = started.duration(to: timeBase.monotonicNow())
+            finish(.failed(HTTPTimeError.timeout.withDetail("\(server): no complete response within \(waited.readable), the measurement's deadline")))
             task.cancel()
         }
         defer { timer.cancel() }

@@ -51,8 +51,9 @@ import TimeSyncTesting
         do {
             _ = try await load.value
             Issue.record("a server that never answered gave a response")
-        } catch let error as URLError {
-            #expect(error.code == .timedOut)
+        } catch let error as HTTPTimeError {
+            #expect(error.code == .timeout)
+            #expect(error.description.contains("127.0.0.1:\(listener.port): no complete response within 601"), "\(error)")
         }
     }
 }

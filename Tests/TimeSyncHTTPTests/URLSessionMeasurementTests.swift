@@ -53,8 +53,9 @@ import TimeSyncTesting
         do {
             _ = try await measurement.value
             Issue.record("a server that never answered was measured")
-        } catch let error as URLError {
-            #expect(error.code == .timedOut)
+        } catch let error as HTTPTimeError {
+            #expect(error.code == .timeout)
+            #expect(error.description.contains("no complete response within 31"), "\(error)")
         }
     }
 }

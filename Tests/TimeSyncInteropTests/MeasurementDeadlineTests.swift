@@ -177,6 +177,31 @@ import FoundationNetworking
         #expect((result.failure as? NTPClientError)?.code == .timeout, "\(result)")
     }
 
+    /// The HTTP measurements on a hand-moved clock, 0.6 s of real time a response and a minute for
+    /// the whole measurement: each ends once that clock passes its deadline, whatever request is out
+    /// (URLSession's `Date` source and AsyncHTTPClient's source alike).
+    @Test(.timeLimit(.minutes(1)), .enabled(if: Interop.shouldRun(["faketime", "python3"])))
+    func theHTTPMeasurementsEndAtTheirDeadlineOnAnInjectedClock() async throws {
+        let (server, port) = try await InteropTests().startPythonServer(delay: 0.6)
+        defer { server.stop() }
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/"))
+        let base = ManualTimeBase()
+        let dates = URLSessionDateSource(url: url, requestsPerMeasurement: 5, timeBase: base)
+        let (urlSession, sessionMoves, sessionReal) = try await Self.onAMovedClock(base) {
+            try await dates.measure(until: .after(.seconds(60), on: base))
+        }
+        print("URLSession Date measurement on a moved clock, 60 s deadline: \(sessionMoves) moves, \(sessionReal) of real time: \(urlSession)")
+        #expect(sessionMoves <= 2 && sessionReal < .seconds(10), "\(sessionMoves) moves, \(sessionReal)")
+
+        let client = HTTPTimeSource.makeClient()
+        defer { _ = client.shutdown() }
+        let source = try HTTPTimeSource(
+            url: "http://127.0.0.1:\(port)/", client: client, timeBase: base, timeout: .seconds(3600), logger: Logger(label: "test"))
+        let (asyncHTTP, moves, real) = try await Self.onAMovedClock(base) { try await source.measure(until: .after(.seconds(60), on: base)) }
+        print("AsyncHTTPClient measurement on a moved clock, 60 s deadline: \(moves) moves, \(real) of real time: \(asyncHTTP)")
+        #expect(moves <= 2 && real < .seconds(10), "\(moves) moves, \(real)")
+    }
+
     /// Roughtime on a hand-moved clock: the one exchange ends at the measurement's deadline.
     @Test(.timeLimit(.minutes(1))) func aRoughtimeMeasurementEndsAtItsDeadlineOnAnInjectedClock() async throws {
         let silent = try await FakeNTPServer.start { _ in [] }
