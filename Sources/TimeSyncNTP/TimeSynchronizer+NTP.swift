@@ -17,7 +17,7 @@ extension TimeSynchronizer {
     /// resynchronization, the `Date` sources are polled too (refined below a second), until an NTP
     /// server answers again. They are polled at once when every NTP server's last poll failed on the
     /// way (no route, a network error), and on iOS, tvOS and watchOS when the synchronizer starts
-    /// and when the app comes to the foreground (`observeApplicationLifecycle()`): there, only a
+    /// and when the app comes to the foreground (which a started synchronizer follows by itself): there, only a
     /// URLSession request brings up an idle cellular radio or a VPN On Demand, not a UDP datagram.
     /// - Parameters:
     ///   - servers: The NTP servers.

@@ -17,14 +17,6 @@ import TimeSyncTesting
     var text: String?
 }
 
-#if !canImport(Darwin)
-// `observeSystemClockChanges()` is Apple's (`NSSystemClockDidChange`): on Linux this stand-in lets the
-// rest of the block compile; on Apple platforms the block compiles against the real one.
-extension ServerClock {
-    fileprivate func observeSystemClockChanges() -> NSObject { NSObject() }
-}
-#endif
-
 @MainActor private func overview(
     cacheURL: URL, saleStart: UnixTime, saleEnd: UnixTime, enableBuyButton: () -> Void, label: SnippetLabel
 ) async throws {
@@ -124,14 +116,12 @@ private func gettingStartedPosition(
 
 private func gettingStartedClockChanges(sync: TimeSynchronizer, rescheduleNotifications: @escaping @Sendable () -> Void) {
     // snippet: getting-started-clock-changes
-    let token = sync.clock.observeSystemClockChanges()
     Task {
         for await event in sync.events() {
             if case .wallClockChanged = event { rescheduleNotifications() }
         }
     }
     // end snippet
-    _ = token
 }
 
 private func boundsSaleStarted(clock: ServerClock, saleStart: UnixTime) {

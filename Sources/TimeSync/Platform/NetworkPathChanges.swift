@@ -1,4 +1,4 @@
-#if canImport(Network)
+#if canImport(Network) && !os(watchOS)
 import Dispatch
 import Network
 
@@ -9,8 +9,7 @@ extension TimeSynchronizer {
     ///
     /// Not on watchOS, where a path monitor stays unsatisfied outside the few cases that allow
     /// low-level networking (Apple's TN3135).
-    @available(watchOS, unavailable, message: "NWPathMonitor stays unsatisfied on watchOS (TN3135)")
-    public func observeNetworkPathChanges(queue: DispatchQueue = .global(qos: .utility)) -> NWPathMonitor {
+    package func observeNetworkPathChanges(queue: DispatchQueue = .global(qos: .utility)) -> NWPathMonitor {
         let monitor = NWPathMonitor()
         let filter = Locked(NetworkPathChangeFilter())
         monitor.pathUpdateHandler = { [weak self] path in

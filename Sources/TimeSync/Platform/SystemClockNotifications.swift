@@ -1,13 +1,13 @@
 #if canImport(Darwin)
 import Foundation
 
-extension ServerClock {
-    /// Checks the wall clock (``checkWallClock()``) whenever the system announces that the clock
-    /// changed (`NSSystemClockDidChange`); keep the returned token while you
-    /// want the observation. On Linux, run ``monitorWallClock(every:)`` instead.
-    public func observeSystemClockChanges(center: NotificationCenter = .default) -> any NSObjectProtocol {
+extension TimeSynchronizer {
+    /// Checks the wall clock whenever the system announces that it changed (`NSSystemClockDidChange`):
+    /// a jump is reported (`TimeSynchronizerEvent.wallClockChanged(by:)`) and starts a
+    /// resynchronization. Remove the returned token from `center` to stop.
+    package func observeSystemClockChanges(center: NotificationCenter) -> any NSObjectProtocol {
         center.addObserver(forName: .NSSystemClockDidChange, object: nil, queue: nil) { [weak self] _ in
-            self?.checkWallClock()
+            self?.wallClockMayHaveChanged()
         }
     }
 }

@@ -66,6 +66,11 @@ public struct SynchronizerDiagnostics: Sendable, Hashable, Codable {
     /// cannot be used), `not restored:` (no key yet), or `on the boot time:` where the system refused
     /// its boot session identifier and the boot time tells boots apart instead.
     public var persistence: String?
+    /// What the running synchronizer follows by itself for hints that its calibration may be
+    /// stale, a line each (the app's lifecycle, the network path, wall-clock changes), or what it
+    /// cannot hear where it runs (a widget, Linux) and what to do instead; empty while it is not
+    /// running or when `TimeSynchronizer.Configuration.followsSystemEvents` is off.
+    public var observing: [String] = []
 
     /// The latest notable events, oldest first (at most 32), a line each: when, on the monotonic
     /// clock, and what happened (a measurement, a failure, a kiss, a fallback, a status change).

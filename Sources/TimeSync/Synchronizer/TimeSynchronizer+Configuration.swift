@@ -42,6 +42,12 @@ extension TimeSynchronizer {
         /// watchOS at the start and when the app comes to the foreground, where only a URLSession
         /// request wakes an idle cellular radio.
         public var fallbackAfter: Duration
+        /// Whether a started synchronizer follows the system's hints that its calibration may be
+        /// stale by itself (default `true`): on Apple platforms the app's foreground (or, in an app
+        /// extension, its host app's), the network path and wall-clock changes; it writes the store
+        /// when the app goes to the background. `SynchronizerDiagnostics.observing` says what it
+        /// listens to. Off, the app calls ``TimeSynchronizer/resynchronize(reason:)`` itself.
+        public var followsSystemEvents = true
 
         /// Creates a configuration.
         public init(

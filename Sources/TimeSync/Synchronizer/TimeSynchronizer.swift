@@ -22,6 +22,7 @@ public final class TimeSynchronizer: Sendable {
     public let configuration: Configuration
     private let loop: SynchronizerLoop
     private let task = Locked<Task<Void, Never>?>(nil)
+    private let observers = Locked<SystemEventObservers?>(nil)
     private let subscribers: EventSubscribers<TimeSynchronizerEvent>
 
     /// Creates a synchronizer; nothing is sent before ``start()``.
@@ -109,12 +110,18 @@ public final class TimeSynchronizer: Sendable {
             timeBase: timeBase, store: store, keyProvider: keyProvider, onWarning: onWarning)
     }
 
-    /// Starts polling every source (a burst each). Calling it again does nothing.
+    /// Starts polling every source (a burst each), and, unless the configuration says otherwise,
+    /// following the system's hints that the calibration may be stale
+    /// (``Configuration/followsSystemEvents``). Calling it again does nothing.
     public func start() {
-        task.withLock { task in
-            guard task == nil else { return }
+        let started = task.withLock { task in
+            guard task == nil else { return false }
             task = Task.detached { [loop] in await loop.run() }
+            return true
         }
+        guard started, configuration.followsSystemEvents else { return }
+        let following = SystemEventObservers(following: self)
+        observers.withLock { $0 = following }
     }
 
     /// Stops polling and writes the clock's store.
@@ -124,6 +131,10 @@ public final class TimeSynchronizer: Sendable {
             return task
         }
         running?.cancel()
+        observers.withLock { observers in
+            observers?.cancel()
+            observers = nil
+        }
         await running?.value
         try? clock.flush()
         subscribers.finish()
@@ -164,10 +175,10 @@ public final class TimeSynchronizer: Sendable {
         loop.trigger(reason: reason, activation: true)
     }
 
-    /// Checks the wall clock against the monotonic clock (call it on `NSSystemClockDidChange`, or when
-    /// the host's time changed): a jump resynchronizes, since the user may have changed the time to
-    /// cheat and the app's decisions should rest on fresh samples.
-    public func wallClockMayHaveChanged() {
+    /// Checks the wall clock against the monotonic clock (on `NSSystemClockDidChange`): a jump
+    /// resynchronizes, since the user may have changed the time to cheat and the app's decisions
+    /// should rest on fresh samples.
+    package func wallClockMayHaveChanged() {
         if let jump = clock.checkWallClock() { resynchronize(reason: "the wall clock moved by \(jump)") }
     }
 
@@ -175,7 +186,9 @@ public final class TimeSynchronizer: Sendable {
     /// source's last success and failure, the latest notable events, and the next poll with its
     /// reason (`nil` while the synchronizer is not running).
     public func diagnostics() -> SynchronizerDiagnostics {
-        loop.diagnostics(polling: task.withLock { $0 != nil })
+        var diagnostics = loop.diagnostics(polling: task.withLock { $0 != nil })
+        diagnostics.observing = observers.withLock { $0?.described } ?? []
+        return diagnostics
     }
 
     /// What the synchronizer does, as it happens.
