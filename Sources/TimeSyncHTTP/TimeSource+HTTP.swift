@@ -36,6 +36,12 @@ extension TimeSource {
 
     /// Well-known HTTPS hosts whose `Date` comes from clocks kept by NTP, behind large CDNs: what
     /// `TimeSynchronizer.shared` falls back to where NTP gets no answer (and uses alone on watchOS).
+    ///
+    /// They join only while the NTP servers are silent, and never outvote them. One caveat: Google
+    /// smears leap seconds over 24 hours (developers.google.com/time/smear), so on the day of a leap
+    /// second its refined `Date` may differ from UTC, and from the NTP defaults, by up to half a
+    /// second; the clock then finds no majority rather than a wrong time. Pass your own hosts where
+    /// that day matters.
     public static var defaultHTTPSHosts: [URL] { URLSessionDateSource.defaultHosts }
 }
 #endif

@@ -4,7 +4,7 @@ import TimeSyncWire
 /// The settings of an `NTPPoolSource`.
 package struct NTPPoolConfiguration: Sendable, Hashable {
     /// The servers to use: host names (every A and AAAA record is a candidate) or IP literals.
-    /// Default: ``NTPServerAddress/defaultPool``.
+    /// Default: ``NTPServerAddress/defaultServers``.
     package var servers: [NTPServerAddress]
     /// The most addresses polled at once, over all servers (default 8).
     package var maximumSources: Int
@@ -22,7 +22,7 @@ package struct NTPPoolConfiguration: Sendable, Hashable {
 
     /// Creates a configuration.
     package init(
-        servers: [NTPServerAddress] = NTPServerAddress.defaultPool, maximumSources: Int = 8, addressesPerHost: Int = 4,
+        servers: [NTPServerAddress] = NTPServerAddress.defaultServers, maximumSources: Int = 8, addressesPerHost: Int = 4,
         policy: PollPolicy = .init(), timeout: Duration = .seconds(2), limits: NTPReplyLimits = .init(),
         addressPolicy: AddressPolicy = .publicOnly
     ) {

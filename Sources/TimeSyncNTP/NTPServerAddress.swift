@@ -95,11 +95,22 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
         HostPort.format(host: host, port: port)
     }
 
-    /// The built-in servers used when no configuration or hosts file names any: the four zones of
-    /// the NTP Pool (each resolves to several servers). None of them smears leap seconds.
-    public static let defaultPool: [NTPServerAddress] = [
-        NTPServerAddress(host: "0.pool.ntp.org"), NTPServerAddress(host: "1.pool.ntp.org"),
-        NTPServerAddress(host: "2.pool.ntp.org"), NTPServerAddress(host: "3.pool.ntp.org"),
+    /// The built-in servers, used when an app names none: four stratum-1 servers of two operators
+    /// that invite anyone to use them, two independent servers each, so that a majority can form
+    /// and outvote one wrong server:
+    /// - `sth1.ntp.se`, `sth2.ntp.se`: the Swedish Distributed Time Service, run by Netnod for the
+    ///   Swedish Post and Telecom Authority, steered to UTC(SP) ("free to use for anyone anywhere");
+    /// - `ntp1.time.nl`, `ntp2.time.nl`: TimeNL, run by SIDN Labs ("available for anyone to use,
+    ///   free of charge").
+    ///
+    /// None of them smears leap seconds: all four follow UTC itself, so they never disagree about
+    /// one. The NTP Pool is not among them: the pool asks software vendors not to hard-code its
+    /// zones but to ask for a vendor zone of their own (`.pool(vendor:)`). The servers are in
+    /// Europe: an app whose users are elsewhere gets tighter bounds from a vendor zone, or from
+    /// servers near them (the bounds grow with the round trip).
+    public static let defaultServers: [NTPServerAddress] = [
+        NTPServerAddress(host: "sth1.ntp.se"), NTPServerAddress(host: "sth2.ntp.se"),
+        NTPServerAddress(host: "ntp1.time.nl"), NTPServerAddress(host: "ntp2.time.nl"),
     ]
 
     /// Parses a hosts file in the format of ios-ntp's `ntp.hosts`: one server per line (any form
@@ -134,6 +145,30 @@ public struct NTPServerAddress: Sendable, Hashable, Codable, CustomStringConvert
             throw TimeSyncError(.hostsFileUnreadable, "cannot read the hosts file \(path): \(ErrorMessage.of(error))", cause: error)
         }
         return try parseHostsFile(text)
+    }
+}
+
+extension [NTPServerAddress] {
+    /// The four zones of the NTP Pool's vendor zone `vendor` (`0.VENDOR.pool.ntp.org` to
+    /// `3.VENDOR.pool.ntp.org`): how software that ships with the pool as its default is asked to
+    /// use it. Ask the pool for the zone before shipping (its "vendors" page); until it exists, its
+    /// names do not resolve.
+    ///
+    /// ```swift
+    /// let sync = TimeSynchronizer.ntp(try .pool(vendor: "acme"))
+    /// ```
+    /// - Throws: ``TimeSync/TimeSyncError`` ``TimeSync/TimeSyncError/Code/invalidServerAddress`` for
+    ///   a vendor that is not one DNS label (letters, digits and `-`, at most 63 characters, not
+    ///   starting or ending with `-`).
+    public static func pool(vendor: String) throws(TimeSyncError) -> [NTPServerAddress] {
+        let label = vendor.lowercased()
+        let allowed = label.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
+        guard (1...63).contains(label.utf8.count), allowed, !label.hasPrefix("-"), !label.hasSuffix("-") else {
+            throw TimeSyncError(
+                .invalidServerAddress,
+                "'\(vendor.prefix(80))' is not a vendor zone: give the one DNS label the NTP Pool assigned (letters, digits and '-')")
+        }
+        return (0..<4).map { NTPServerAddress(host: "\($0).\(label).pool.ntp.org") }
     }
 }
 

@@ -9,7 +9,8 @@ import TimeSyncWire
 import TimeSyncHTTP
 
 extension TimeSynchronizer {
-    /// A synchronizer on NTP servers (by default the pool's four zones) that falls back to HTTPS
+    /// A synchronizer on NTP servers (by default `NTPServerAddress.defaultServers`; the NTP Pool
+    /// through your vendor zone with `.pool(vendor:)`) that falls back to HTTPS
     /// `Date` headers where NTP gets no answer; not yet started.
     ///
     /// UDP port 123 is blocked on many corporate and some mobile networks, silently: when no NTP
@@ -31,13 +32,13 @@ extension TimeSynchronizer {
     ///     `SystemCalibrationKeyProvider(accessGroup:)` with that group, so that both read one key.
     @available(watchOS, unavailable, message: "watchOS apps cannot use BSD sockets (Apple TN3135): use TimeSynchronizer.https()")
     public static func ntp(
-        _ servers: [NTPServerAddress] = NTPServerAddress.defaultPool, fallbackHosts: [URL] = TimeSource.defaultHTTPSHosts,
+        _ servers: [NTPServerAddress] = NTPServerAddress.defaultServers, fallbackHosts: [URL] = TimeSource.defaultHTTPSHosts,
         configuration: Configuration = .init(), addressPolicy: AddressPolicy = .publicOnly, store: (any CalibrationStore)? = nil,
         keyProvider: (any CalibrationKeyProvider)? = nil
     ) -> TimeSynchronizer {
         var seen: Set<String> = []
         var sources = servers.filter { seen.insert($0.description).inserted }.map { TimeSource.ntp($0, addressPolicy: addressPolicy) }
-        if sources.isEmpty { sources = NTPServerAddress.defaultPool.map { TimeSource.ntp($0) } }
+        if sources.isEmpty { sources = NTPServerAddress.defaultServers.map { TimeSource.ntp($0) } }
         let fallback = dateSources(fallbackHosts, excluding: Set(sources.map(\.name)))
         // Non-empty, distinct names, one reference (UTC): the initializer cannot fail on these.
         return try! TimeSynchronizer(
@@ -70,7 +71,8 @@ extension TimeSynchronizer {
     /// One synchronizer for the whole app, started on first use: Kronos's `Clock.sync()` /
     /// `Clock.now` in one line, `TimeSynchronizer.shared.clock.now`.
     ///
-    /// It asks the NTP pool and, where NTP gets no answer within 5 s (UDP blocked), HTTPS `Date`
+    /// It asks `NTPServerAddress.defaultServers` (two operators who invite public use) and, where
+    /// NTP gets no answer within 5 s (UDP blocked), HTTPS `Date`
     /// headers of `TimeSource.defaultHTTPSHosts`; on watchOS, where apps cannot send UDP, HTTPS
     /// alone. For other servers build your own with ``ntp(_:fallbackHosts:configuration:addressPolicy:store:keyProvider:)``.
     ///

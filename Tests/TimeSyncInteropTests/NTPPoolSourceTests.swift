@@ -170,10 +170,5 @@ import TimeSyncNTPServer
         }
         #expect(error?.line == 2 && error?.text == "bad host:0")
     }
-
-    @Test func defaultPoolIsThePoolZones() {
-        #expect(NTPServerAddress.defaultPool.map(\.host) == ["0.pool.ntp.org", "1.pool.ntp.org", "2.pool.ntp.org", "3.pool.ntp.org"])
-        #expect(NTPServerAddress.defaultPool.allSatisfy { $0.port == 123 })
-    }
 }
 #endif

@@ -57,3 +57,29 @@ struct NTPServerAddressTests {
         #expect(IPAddress("127.0.0.1") != nil)
     }
 }
+
+/// The servers an app ships with when it names none, and the NTP Pool only through a vendor zone.
+@Suite struct DefaultServerTests {
+    /// Two operators that invite public use, two servers each, none of them the pool (which asks
+    /// vendors not to hard-code its zones), none of them smearing.
+    @Test func theDefaultsAreNotThePoolAndFormAMajority() {
+        #expect(NTPServerAddress.defaultServers.map(\.host) == ["sth1.ntp.se", "sth2.ntp.se", "ntp1.time.nl", "ntp2.time.nl"])
+        #expect(NTPServerAddress.defaultServers.allSatisfy { $0.port == 123 && !$0.host.hasSuffix("pool.ntp.org") })
+        let sync = TimeSynchronizer.ntp(fallbackHosts: [])
+        #expect(sync.sources.map(\.name) == NTPServerAddress.defaultServers.map(\.description))
+    }
+
+    @Test func aVendorZoneIsThePoolsFourZonesUnderTheVendorsLabel() throws {
+        let zone = try [NTPServerAddress].pool(vendor: "Acme-Clock")
+        #expect(zone.map(\.host) == (0..<4).map { "\($0).acme-clock.pool.ntp.org" })
+        let sync = TimeSynchronizer.ntp(try .pool(vendor: "acme"), fallbackHosts: [])
+        #expect(sync.sources.count == 4)
+    }
+
+    @Test(arguments: ["", "-acme", "acme-", "ac.me", "acme zone", "ac/me", String(repeating: "a", count: 64), "ácme"])
+    func aVendorThatIsNotOneLabelIsRefused(_ vendor: String) {
+        let error = #expect(throws: TimeSyncError.self) { try [NTPServerAddress].pool(vendor: vendor) }
+        #expect(error?.code == .invalidServerAddress)
+        #expect(error?.message.contains("vendor zone") == true)
+    }
+}
