@@ -40,8 +40,9 @@ extension TimeSource {
     /// They join only while the NTP servers are silent, and never outvote them. One caveat: Google
     /// smears leap seconds over 24 hours (developers.google.com/time/smear), so on the day of a leap
     /// second its refined `Date` may differ from UTC, and from the NTP defaults, by up to half a
-    /// second; the clock then finds no majority rather than a wrong time. Pass your own hosts where
-    /// that day matters.
+    /// second. The vote across sources sets a host that disagrees with the others aside, and with
+    /// too few left the clock says it is not synchronized rather than take a side. Pass your own
+    /// hosts where that day matters.
     public static var defaultHTTPSHosts: [URL] { URLSessionDateSource.defaultHosts }
 }
 #endif
