@@ -208,35 +208,23 @@ package struct HTTPTimeSource: Sendable {
         return taken
     }
 
-    /// Executes an `HTTPMeasurement` over `sources` (the measurement's sources, in its order): each
-    /// request sent when and as it says, its outcome reported, until it is over.
+    /// Executes an `HTTPMeasurement` over `sources` (the measurement's sources, in its order:
+    /// `HTTPMeasurement.run`).
     /// - Returns: What the measurement took.
     /// - Throws: The measurement's verdict (see `HTTPMeasurement`), `CancellationError`.
     static func run(_ measurement: inout HTTPMeasurement, on sources: [HTTPTimeSource]) async throws -> HTTPMeasurement.Result {
-        let timeBase = sources[0].timeBase
-        while true {
-            switch measurement.next(at: timeBase.monotonicNow()) {
-            case .done(let result):
-                return result
-            case .failed(let error):
-                throw error
-            case .send(let index, let instant, let preference, let deadline):
-                if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
-                var source = sources[index]
-                source.measurementDeadline = deadline
-                do {
-                    let exchange = try await source.exchange(policy: preference)
-                    switch exchange.result {
-                    case .success(let observation): measurement.received(observation.sample, hasTimeHeader: exchange.hasTimeHeader)
-                    case .failure(let error): measurement.rejected(error, hasTimeHeader: exchange.hasTimeHeader)
-                    }
-                } catch let error as CancellationError {
-                    throw error
-                } catch {
-                    if Task.isCancelled { throw CancellationError() }
-                    source.logger.debug("request failed", metadata: ["source": "\(source.source)", "error": "\(error)"])
-                    measurement.failed(error)
+        try await measurement.run(on: sources[0].timeBase) { index, preference, deadline in
+            var source = sources[index]
+            source.measurementDeadline = deadline
+            do {
+                let exchange = try await source.exchange(policy: preference)
+                switch exchange.result {
+                case .success(let observation): return .sample(observation.sample, hasTimeHeader: exchange.hasTimeHeader)
+                case .failure(let error): return .rejected(error, hasTimeHeader: exchange.hasTimeHeader)
                 }
+            } catch {
+                source.logger.debug("request failed", metadata: ["source": "\(source.source)", "error": "\(error)"])
+                throw error
             }
         }
     }

@@ -275,3 +275,49 @@ package struct HTTPMeasurement: Sendable {
         return action
     }
 }
+
+extension HTTPMeasurement {
+    /// How a response to a request the measurement asked for came back.
+    package enum Response: Sendable {
+        /// Read: its sample, and whether it carried `TimeSync-Time`.
+        case sample(OffsetSample, hasTimeHeader: Bool)
+        /// Refused (the server asked to back off, or the response had no usable time).
+        case rejected(any Error, hasTimeHeader: Bool)
+    }
+
+    /// Executes the measurement: the one loop both HTTP transports run. Each request goes out when
+    /// and as the measurement says, through `request`, and its outcome is reported; a transport
+    /// failure is `request` throwing.
+    /// - Parameters:
+    ///   - timeBase: The clocks the measurement's instants are on (it sleeps on them).
+    ///   - request: Makes one request to the source at the index given, read by the preference
+    ///     given, ending by the deadline given.
+    /// - Returns: What the measurement took.
+    /// - Throws: The measurement's verdict, `CancellationError`.
+    package mutating func run(
+        on timeBase: any TimeBase,
+        request: (_ source: Int, _ preference: HTTPTimeScheme.Preference, _ deadline: Deadline) async throws -> Response
+    ) async throws -> Result {
+        while true {
+            switch next(at: timeBase.monotonicNow()) {
+            case .done(let result):
+                return result
+            case .failed(let error):
+                throw error
+            case .send(let source, let instant, let preference, let deadline):
+                if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
+                do {
+                    switch try await request(source, preference, deadline) {
+                    case .sample(let sample, let hasTimeHeader): received(sample, hasTimeHeader: hasTimeHeader)
+                    case .rejected(let error, let hasTimeHeader): rejected(error, hasTimeHeader: hasTimeHeader)
+                    }
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    if Task.isCancelled { throw CancellationError() }
+                    failed(error)
+                }
+            }
+        }
+    }
+}

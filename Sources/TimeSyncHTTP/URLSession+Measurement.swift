@@ -52,33 +52,18 @@ extension URLSession {
             source: source, scheme: taken.scheme, samples: taken.samples, requests: taken.requests, rejected: taken.rejected)
     }
 
-    /// Executes an `HTTPMeasurement` on one server over this session: each request sent when and as
-    /// it says, its outcome reported, until it is over.
+    /// Executes an `HTTPMeasurement` on one server over this session (`HTTPMeasurement.run`).
     /// - Returns: What the measurement took.
     /// - Throws: The measurement's verdict (see `HTTPMeasurement`), `CancellationError`.
     func run(
         _ measurement: inout HTTPMeasurement, url: URL, method: String, source: String, timeBase: any TimeBase
     ) async throws -> HTTPMeasurement.Result {
-        while true {
-            switch measurement.next(at: timeBase.monotonicNow()) {
-            case .done(let result):
-                return result
-            case .failed(let error):
-                throw error
-            case .send(_, let instant, let preference, let deadline):
-                if instant > timeBase.monotonicNow() { try await timeBase.sleep(until: instant) }
-                let observer = HTTPTimeObserver(source: source, policy: preference, timeBase: timeBase)
-                do {
-                    let exchange = try await exchange(url, method: method, observer: observer, deadline: deadline)
-                    switch exchange.observation {
-                    case .success(let observation): measurement.received(observation.sample, hasTimeHeader: exchange.hasTimeHeader)
-                    case .failure(let error): measurement.rejected(error, hasTimeHeader: exchange.hasTimeHeader)
-                    }
-                } catch is CancellationError {
-                    throw CancellationError()
-                } catch {
-                    measurement.failed(error)
-                }
+        try await measurement.run(on: timeBase) { _, preference, deadline in
+            let observer = HTTPTimeObserver(source: source, policy: preference, timeBase: timeBase)
+            let exchange = try await exchange(url, method: method, observer: observer, deadline: deadline)
+            switch exchange.observation {
+            case .success(let observation): return .sample(observation.sample, hasTimeHeader: exchange.hasTimeHeader)
+            case .failure(let error): return .rejected(error, hasTimeHeader: exchange.hasTimeHeader)
             }
         }
     }

@@ -213,13 +213,7 @@ package struct DatagramMeasurement<Exchange: DatagramExchange>: Sendable {
     /// done with, and the next one is tried.
     package mutating func unreachable(_ error: any Error, at now: MonotonicInstant) {
         guard endExchange() != nil else { return }
-        lastError = error
-        if !answers.isEmpty {
-            verdict = .done(answers)
-        } else {
-            current = nil
-            addressIndex += 1
-        }
+        addressDone(with: error)
     }
 
     /// The socket failed otherwise (a network error): the request counts as lost.
@@ -281,13 +275,18 @@ package struct DatagramMeasurement<Exchange: DatagramExchange>: Sendable {
         case .stop, .slowDown, .conflicting:
             verdict = answers.isEmpty ? .failed(error) : .done(answers)
         default:
-            lastError = error
-            if !answers.isEmpty {
-                verdict = .done(answers)
-            } else {
-                current = nil
-                addressIndex += 1
-            }
+            addressDone(with: error)
+        }
+    }
+
+    /// This address is done with, for `error`: its answers are the verdict, or the next address is tried.
+    private mutating func addressDone(with error: any Error) {
+        lastError = error
+        if !answers.isEmpty {
+            verdict = .done(answers)
+        } else {
+            current = nil
+            addressIndex += 1
         }
     }
 
