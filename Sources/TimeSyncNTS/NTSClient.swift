@@ -196,6 +196,7 @@ final class AsyncExclusion: Sendable {
             expired.withLockedValue { $0 = true }
             waiters.wakeAll()
         }
+        defer { timer.cancel() }
         let turn = try await waiters.wait { () -> Bool? in
             busy.withLockedValue { busy in
                 if busy { return expired.withLockedValue { $0 } ? false : nil }
@@ -203,9 +204,10 @@ final class AsyncExclusion: Sendable {
                 return true
             }
         }
-        timer.cancel()
         guard turn else {
-            throw NTPClientError(.timeout, "the deadline passed while another exchange of this client was out")
+            throw NTPClientError(
+                .timeout,
+                "the deadline passed while another exchange of this client was out: give the measurement a longer timeout, or measure less often")
         }
         defer {
             busy.withLockedValue { $0 = false }

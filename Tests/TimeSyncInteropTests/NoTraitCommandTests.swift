@@ -113,13 +113,15 @@ struct NoTraitCommandTests {
     func queryHTTPHeader() async throws {
         let binary = try #require(Interop.timesyncBinary(), "build the timesync executable with the CLI trait first")
         let port = try freeLoopbackPort()
-        // Through the faketime command: a Swift child that Foundation's Process starts with libfaketime
-        // preloaded sees no arguments. In its own process group, stopped as a whole.
-        let faketime = try #require(Interop.faketime, "faketime is missing: run scripts/install-test-deps")
+        // libfaketime preloaded through `sh -c 'exec …'` (a Swift executable spawned directly with it
+        // preloaded loses its argv; exec'd from a shell it does not), not through the `faketime`
+        // wrapper: the wrapper names a semaphore after its PID, and one left by a wrapper that was
+        // stopped makes a later one with that PID fail ("sem_open: File exists"). In its own process
+        // group, stopped as a whole.
         let directory = try makeTemporaryDirectory()
         let server = try ChildProcessGroup(
-            faketime, ["-f", InteropTests.faketimeSpec, binary, "serve", "--http", "127.0.0.1:\(port)"],
-            environment: ["FAKETIME_DONT_FAKE_MONOTONIC": "1"], outputPath: directory + "/serve.log")
+            "/bin/sh", ["-c", #"exec "$0" "$@""#, binary, "serve", "--http", "127.0.0.1:\(port)"],
+            environment: try InteropTests.faketimeEnvironment(), outputPath: directory + "/serve.log")
         defer { server.stop() }
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(20)
