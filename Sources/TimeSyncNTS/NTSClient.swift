@@ -196,14 +196,21 @@ final class AsyncExclusion: Sendable {
             expired.withLockedValue { $0 = true }
             waiters.wakeAll()
         }
-        defer { timer.cancel() }
-        let turn = try await waiters.wait { () -> Bool? in
-            busy.withLockedValue { busy in
-                if busy { return expired.withLockedValue { $0 } ? false : nil }
-                busy = true
-                return true
+        let turn: Bool
+        do {
+            turn = try await waiters.wait { () -> Bool? in
+                busy.withLockedValue { busy in
+                    if busy { return expired.withLockedValue { $0 } ? false : nil }
+                    busy = true
+                    return true
+                }
             }
+        } catch {
+            timer.cancel()
+            throw error
         }
+        // The wait is over, with a turn or without: the timer is for the wait only.
+        timer.cancel()
         guard turn else {
             throw NTPClientError(
                 .timeout,

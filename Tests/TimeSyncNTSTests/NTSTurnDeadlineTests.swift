@@ -23,12 +23,15 @@ import TimeSyncSockets
             }
         }
         while !entered.withLock({ $0 }) { await Task.yield() }
+        // The holder's own turn timer ended when it got the turn: wait until it has left the clock.
+        for _ in 0..<100_000 where base.sleeperCount > 0 { await Task.yield() }
+        #expect(base.sleeperCount == 0)
         let waiter = Task {
             try await exclusion.run(until: .after(.seconds(60), on: base), on: base) { "ran" }
         }
-        #expect(await base.waitForSleepers(1), "the waiter's deadline is set")
+        #expect(await base.waitForSleepers(1), "the waiter's deadline is on the clock")
         base.advance(by: .seconds(59))
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(base.sleeperCount == 1, "59 s: still waiting")
         base.advance(by: .seconds(2))
         let error = await #expect(throws: NTPClientError.self) { try await waiter.value }
         #expect(error?.code == .timeout)
